@@ -1,0 +1,48 @@
+// fgemm: FP8 GEMMs with fine-grained scaling (activations per 1x128, weights per 128x128, FP32 promotion).
+//
+//   D[m, n] = C[m, n] + sum_kb sfa[m, kb] * sfb[n / 128, kb] * sum_{k in block kb} A[m, k] * B[n, k]
+//
+// A and B are FP8 E4M3 with K contiguous ("NT"), D is BF16 or FP32. Tensors on the CPU run the CPU
+// backend; tensors on a CUDA device run the sm90 kernels on `stream`. Every argument is validated and a
+// violation throws fgemm::Error naming the argument, what was expected and what was given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "fgemm/error.hpp"
+#include "fgemm/tensor.hpp"
+
+namespace fgemm {
+
+// A cudaStream_t, kept opaque so that this header needs no CUDA header. nullptr is the default stream.
+using Stream = void*;
+
+// Rows of each expert's segment in the contiguous layout start at a multiple of this.
+constexpr int kMAlignmentForContiguousLayout = 128;
+
+// D = A * B^T (+ C). a [M, K], sfa [M, ceil(K/128)], b [N, K], sfb [ceil(N/128), ceil(K/128)], d [M, N],
+// c (optional, FP32) [M, N].
+void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                 const TensorView& d, const std::optional<TensorView>& c = std::nullopt,
+                 Stream stream = nullptr);
+
+// Mixture-of-experts, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)],
+// m_indices int32 [M_sum] names each row's expert; rows marked -1 are padding and their D rows are left
+// as they were.
+void m_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                      const TensorView& sfb, const TensorView& d,
+                                      const TensorView& m_indices, Stream stream = nullptr);
+
+// Mixture-of-experts, masked layout: a [G, M_max, K], d [G, M_max, N], masked_m int32 [G] on the same
+// device; only the first masked_m[g] rows of group g are computed and written. The host never reads
+// masked_m. expected_m (> 0) is a hint of the typical rows per group, used to pick the configuration.
+void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                  const TensorView& sfb, const TensorView& d, const TensorView& masked_m,
+                                  std::int64_t expected_m, Stream stream = nullptr);
+
+// The number of streaming multiprocessors the GPU kernels may use (0: all of the device's).
+void set_num_sms(int num_sms);
+int get_num_sms();
+
+}  // namespace fgemm

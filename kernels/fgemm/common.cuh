@@ -1,0 +1,18 @@
+// Basic types and helpers shared by every kernel. NVRTC compiles these headers with no system headers.
+#pragma once
+
+namespace fgemm {
+
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef int int32_t;
+typedef long long int64_t;
+
+template <typename T>
+__host__ __device__ constexpr T ceil_div(T a, T b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace fgemm

@@ -1,0 +1,57 @@
+// The public operations: validate, then hand the call to the backend of the tensors' device.
+#include <atomic>
+
+#include "core/validate.hpp"
+#include "cpu/cpu_gemm.hpp"
+#include "cuda/gemm_sm90.hpp"
+#include "fgemm/fgemm.hpp"
+
+namespace fgemm {
+namespace {
+
+std::atomic<int> g_num_sms{0};
+
+void run(const detail::GemmProblem& problem, Stream stream) {
+  if (problem.m == 0) return;
+  if (problem.device.type == DeviceType::CPU)
+    cpu::gemm(problem);
+  else
+    cuda::gemm(problem, stream);
+}
+
+}  // namespace
+
+namespace detail {
+int requested_num_sms() { return g_num_sms.load(std::memory_order_relaxed); }
+}  // namespace detail
+
+void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                 const TensorView& d, const std::optional<TensorView>& c, Stream stream) {
+  run(detail::validate_normal(a, sfa, b, sfb, d, c), stream);
+}
+
+void m_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                      const TensorView& sfb, const TensorView& d,
+                                      const TensorView& m_indices, Stream stream) {
+  run(detail::validate_contiguous(a, sfa, b, sfb, d, m_indices), stream);
+}
+
+void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                  const TensorView& sfb, const TensorView& d, const TensorView& masked_m,
+                                  std::int64_t expected_m, Stream stream) {
+  run(detail::validate_masked(a, sfa, b, sfb, d, masked_m, expected_m), stream);
+}
+
+void set_num_sms(int num_sms) {
+  if (num_sms < 0)
+    throw Error(ErrorKind::InvalidValue,
+                "fgemm.set_num_sms: argument 'num_sms' must be >= 0 (0 = all SMs), got " + std::to_string(num_sms));
+  g_num_sms.store(num_sms, std::memory_order_relaxed);
+}
+
+int get_num_sms() {
+  const int requested = detail::requested_num_sms();
+  return requested > 0 ? requested : cuda::device_sm_count();
+}
+
+}  // namespace fgemm

@@ -1,0 +1,282 @@
+#include "core/validate.hpp"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fgemm/error.hpp"
+
+namespace fgemm::detail {
+namespace {
+
+constexpr std::int64_t kTmaStrideBytes = 16;  // TMA's rule: every stride except the innermost
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::string shape_of(std::initializer_list<std::int64_t> dims) {
+  std::ostringstream out;
+  out << "[";
+  bool first = true;
+  for (auto dim : dims) {
+    out << (first ? "" : ", ") << dim;
+    first = false;
+  }
+  out << "]";
+  return out.str();
+}
+
+// Checks of one operation's arguments; every message starts with the operation and the argument.
+class Checker {
+ public:
+  explicit Checker(const char* op) : op_(op) {}
+
+  [[noreturn]] void fail(ErrorKind kind, const char* arg, const std::string& what) const {
+    throw Error(kind, std::string("fgemm.") + op_ + ": argument '" + arg + "' " + what);
+  }
+
+  void present(const TensorView& t, const char* arg) const {
+    if (t.data == nullptr && t.numel() > 0) fail(ErrorKind::InvalidValue, arg, "has a null data pointer");
+  }
+
+  void dtype(const TensorView& t, const char* arg, DType expected) const {
+    if (t.dtype != expected)
+      fail(ErrorKind::InvalidType, arg,
+           std::string("expected dtype ") + dtype_name(expected) + ", got " + dtype_name(t.dtype));
+  }
+
+  void shape(const TensorView& t, const char* arg, std::initializer_list<std::int64_t> expected,
+             const char* meaning) const {
+    bool same = t.ndim == static_cast<int>(expected.size());
+    int i = 0;
+    for (auto dim : expected) same = same && t.shape[i++] == dim;
+    if (!same)
+      fail(ErrorKind::InvalidValue, arg,
+           std::string("expected shape ") + shape_of(expected) + " (" + meaning + "), got " + shape_string(t));
+  }
+
+  void ndim(const TensorView& t, const char* arg, int expected, const char* meaning) const {
+    if (t.ndim != expected)
+      fail(ErrorKind::InvalidValue, arg,
+           "expected a " + std::to_string(expected) + "-D tensor " + meaning + ", got shape " + shape_string(t));
+  }
+
+  // Innermost dimension contiguous, every other stride a multiple of 16 bytes and not negative.
+  void tma_strides(const TensorView& t, const char* arg) const {
+    if (t.shape[t.ndim - 1] > 1 && t.strides[t.ndim - 1] != 1)
+      fail(ErrorKind::InvalidValue, arg,
+           "must be contiguous in its last dimension (stride 1), got strides " + strides_of(t));
+    for (int i = 0; i + 1 < t.ndim; ++i) {
+      std::int64_t bytes = t.strides[i] * static_cast<std::int64_t>(dtype_size(t.dtype));
+      if (t.strides[i] < 0 || bytes % kTmaStrideBytes != 0)
+        fail(ErrorKind::InvalidValue, arg,
+             "needs every stride but the last to be a non-negative multiple of 16 bytes (a rule of the GPU's "
+             "tensor memory accelerator, applied on every backend), got strides " +
+                 strides_of(t) + " of " + std::to_string(dtype_size(t.dtype)) + "-byte elements");
+    }
+    if (reinterpret_cast<std::uintptr_t>(t.data) % kTmaStrideBytes != 0)
+      fail(ErrorKind::InvalidValue, arg, "must start at an address aligned to 16 bytes");
+  }
+
+  void nonnegative_strides(const TensorView& t, const char* arg) const {
+    for (int i = 0; i < t.ndim; ++i)
+      if (t.strides[i] < 0) fail(ErrorKind::InvalidValue, arg, "must not have negative strides, got " + strides_of(t));
+  }
+
+  void contiguous_vector(const TensorView& t, const char* arg) const {
+    if (t.ndim == 1 && t.shape[0] > 1 && t.strides[0] != 1)
+      fail(ErrorKind::InvalidValue, arg, "must be contiguous, got stride " + std::to_string(t.strides[0]));
+  }
+
+  void same_device(const TensorView& t, const char* arg, const Device& device) const {
+    if (t.device != device)
+      fail(ErrorKind::InvalidValue, arg,
+           "is on " + device_name(t.device) + " but 'a' is on " + device_name(device) +
+               "; all tensors of one call must be on the same device");
+  }
+
+  static std::string strides_of(const TensorView& t) {
+    std::ostringstream out;
+    out << "(";
+    for (int i = 0; i < t.ndim; ++i) out << (i ? ", " : "") << t.strides[i];
+    out << (t.ndim == 1 ? ",)" : ")");
+    return out.str();
+  }
+
+ private:
+  const char* op_;
+};
+
+// The checks shared by the three layouts, once the caller has checked the number of dimensions.
+struct Operands {
+  const TensorView& a;
+  const TensorView& sfa;
+  const TensorView& b;
+  const TensorView& sfb;
+  const TensorView& d;
+};
+
+void check_common(const Checker& check, const Operands& ops, std::int64_t k) {
+  check.dtype(ops.a, "a", DType::E4M3);
+  check.dtype(ops.b, "b", DType::E4M3);
+  check.dtype(ops.sfa, "sfa", DType::F32);
+  check.dtype(ops.sfb, "sfb", DType::F32);
+  if (ops.d.dtype != DType::BF16 && ops.d.dtype != DType::F32)
+    check.fail(ErrorKind::InvalidType, "d",
+               std::string("expected dtype bfloat16 or float32, got ") + dtype_name(ops.d.dtype));
+  if (k < 1) check.fail(ErrorKind::InvalidValue, "a", "needs K >= 1, got K = " + std::to_string(k));
+  if (k % 16 != 0)
+    check.fail(ErrorKind::InvalidValue, "a",
+               "needs K to be a multiple of 16 (rows of FP8 start on 16-byte boundaries), got K = " +
+                   std::to_string(k));
+  const std::pair<const TensorView*, const char*> named[] = {
+      {&ops.a, "a"}, {&ops.sfa, "sfa"}, {&ops.b, "b"}, {&ops.sfb, "sfb"}, {&ops.d, "d"}};
+  for (auto [tensor, name] : named) {
+    check.present(*tensor, name);
+    check.same_device(*tensor, name, ops.a.device);
+  }
+  check.tma_strides(ops.a, "a");
+  check.tma_strides(ops.b, "b");
+  check.tma_strides(ops.d, "d");
+  check.nonnegative_strides(ops.sfa, "sfa");
+  check.nonnegative_strides(ops.sfb, "sfb");
+}
+
+void check_n(const Checker& check, std::int64_t n) {
+  if (n < 1) check.fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));
+}
+
+void check_c(const Checker& check, const std::optional<TensorView>& c, const TensorView& d) {
+  if (!c) return;
+  check.dtype(*c, "c", DType::F32);
+  check.present(*c, "c");
+  check.same_device(*c, "c", d.device);
+  check.shape(*c, "c", {d.shape[0], d.shape[1]}, "the shape of d");
+  check.tma_strides(*c, "c");
+}
+
+void fill_operands(GemmProblem& p, const Operands& ops, int first_dim) {
+  const int i = first_dim;  // 0 for matrices, 1 for stacks of matrices
+  p.device = ops.a.device;
+  p.a = static_cast<const std::uint8_t*>(ops.a.data);
+  p.a_row_stride = ops.a.strides[i];
+  p.sfa = static_cast<const float*>(ops.sfa.data);
+  p.sfa_m_stride = ops.sfa.strides[i];
+  p.sfa_k_stride = ops.sfa.strides[i + 1];
+  p.d = ops.d.data;
+  p.d_dtype = ops.d.dtype;
+  p.d_row_stride = ops.d.strides[i];
+  p.b = static_cast<const std::uint8_t*>(ops.b.data);
+  p.sfb = static_cast<const float*>(ops.sfb.data);
+  const int j = ops.b.ndim - 2;  // b is grouped in both M-grouped layouts
+  p.b_row_stride = ops.b.strides[j];
+  p.sfb_n_stride = ops.sfb.strides[j];
+  p.sfb_k_stride = ops.sfb.strides[j + 1];
+  if (j == 1) {
+    p.b_group_stride = ops.b.strides[0];
+    p.sfb_group_stride = ops.sfb.strides[0];
+  }
+  if (i == 1) {
+    p.a_group_stride = ops.a.strides[0];
+    p.sfa_group_stride = ops.sfa.strides[0];
+    p.d_group_stride = ops.d.strides[0];
+  }
+}
+
+}  // namespace
+
+const char* layout_name(GemmLayout layout) {
+  switch (layout) {
+    case GemmLayout::Normal: return "normal";
+    case GemmLayout::Contiguous: return "contiguous";
+    case GemmLayout::Masked: return "masked";
+  }
+  return "unknown";
+}
+
+GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                            const TensorView& sfb, const TensorView& d, const std::optional<TensorView>& c) {
+  const Checker check("fp8_gemm_nt");
+  check.ndim(a, "a", 2, "[M, K]");
+  check.ndim(b, "b", 2, "[N, K]");
+  const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
+  check.shape(b, "b", {n, k}, "[N, K] with the K of a");
+  check_n(check, n);
+  const std::int64_t kb = ceil_div(k, 128);
+  check.shape(sfa, "sfa", {m, kb}, "[M, ceil(K/128)]");
+  check.shape(sfb, "sfb", {ceil_div(n, 128), kb}, "[ceil(N/128), ceil(K/128)]");
+  check.shape(d, "d", {m, n}, "[M, N]");
+  check_common(check, {a, sfa, b, sfb, d}, k);
+  check_c(check, c, d);
+
+  GemmProblem p;
+  p.layout = GemmLayout::Normal;
+  p.m = m, p.n = n, p.k = k;
+  fill_operands(p, {a, sfa, b, sfb, d}, 0);
+  if (c) {
+    p.c = static_cast<const float*>(c->data);
+    p.c_row_stride = c->strides[0];
+  }
+  return p;
+}
+
+GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                const TensorView& sfb, const TensorView& d, const TensorView& m_indices) {
+  const Checker check("m_grouped_fp8_gemm_nt_contiguous");
+  check.ndim(a, "a", 2, "[M_sum, K]");
+  check.ndim(b, "b", 3, "[G, N, K]");
+  const std::int64_t m = a.shape[0], k = a.shape[1], groups = b.shape[0], n = b.shape[1];
+  if (groups < 1) check.fail(ErrorKind::InvalidValue, "b", "needs at least one group (G >= 1)");
+  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the K of a");
+  check_n(check, n);
+  const std::int64_t kb = ceil_div(k, 128);
+  check.shape(sfa, "sfa", {m, kb}, "[M_sum, ceil(K/128)]");
+  check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
+  check.shape(d, "d", {m, n}, "[M_sum, N]");
+  check_common(check, {a, sfa, b, sfb, d}, k);
+  check.dtype(m_indices, "m_indices", DType::I32);
+  check.shape(m_indices, "m_indices", {m}, "[M_sum], the expert of each row of a");
+  check.present(m_indices, "m_indices");
+  check.same_device(m_indices, "m_indices", a.device);
+  check.contiguous_vector(m_indices, "m_indices");
+
+  GemmProblem p;
+  p.layout = GemmLayout::Contiguous;
+  p.m = m, p.n = n, p.k = k, p.num_groups = groups;
+  fill_operands(p, {a, sfa, b, sfb, d}, 0);
+  p.m_indices = static_cast<const std::int32_t*>(m_indices.data);
+  return p;
+}
+
+GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                            const TensorView& sfb, const TensorView& d, const TensorView& masked_m,
+                            std::int64_t expected_m) {
+  const Checker check("m_grouped_fp8_gemm_nt_masked");
+  check.ndim(a, "a", 3, "[G, M_max, K]");
+  check.ndim(b, "b", 3, "[G, N, K]");
+  const std::int64_t groups = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
+  if (groups < 1) check.fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
+  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the G and K of a");
+  check_n(check, n);
+  const std::int64_t kb = ceil_div(k, 128);
+  check.shape(sfa, "sfa", {groups, m, kb}, "[G, M_max, ceil(K/128)]");
+  check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)]");
+  check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
+  check_common(check, {a, sfa, b, sfb, d}, k);
+  check.dtype(masked_m, "masked_m", DType::I32);
+  check.shape(masked_m, "masked_m", {groups}, "[G], the rows to compute in each group");
+  check.present(masked_m, "masked_m");
+  check.same_device(masked_m, "masked_m", a.device);
+  check.contiguous_vector(masked_m, "masked_m");
+  if (expected_m <= 0)
+    check.fail(ErrorKind::InvalidValue, "expected_m",
+               "must be a positive hint of the rows per group, got " + std::to_string(expected_m));
+
+  GemmProblem p;
+  p.layout = GemmLayout::Masked;
+  p.m = m, p.n = n, p.k = k, p.num_groups = groups, p.expected_m = expected_m;
+  fill_operands(p, {a, sfa, b, sfb, d}, 1);
+  p.masked_m = static_cast<const std::int32_t*>(masked_m.data);
+  return p;
+}
+
+}  // namespace fgemm::detail
