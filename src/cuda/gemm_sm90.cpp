@@ -1,11 +1,185 @@
 #include "cuda/gemm_sm90.hpp"
 
-namespace fgemm::cuda {
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
 
-void gemm(const detail::GemmProblem&, Stream) {
-  throw Error(ErrorKind::Unsupported, "fgemm: the GPU backend is not available in this build");
+#include "core/settings.hpp"
+#include "cuda/heuristics.hpp"
+#include "cuda/kernel_source.hpp"
+#include "cuda/tma.hpp"
+#include "driver/cuda_driver.hpp"
+#include "driver/device.hpp"
+#include "jit/kernel_cache.hpp"
+#include "jit/launch.hpp"
+
+namespace fgemm::cuda {
+namespace {
+
+// The kernel's parameter block; the same layout as fgemm::sm90::GemmParams in kernels/.
+struct GemmParams {
+  std::uint32_t m;
+  std::uint32_t num_groups;
+  const float* sfa;
+  std::int64_t sfa_m_stride;
+  std::int64_t sfa_k_stride;
+  std::int64_t sfa_group_stride;
+  const float* sfb;
+  std::int64_t sfb_n_stride;
+  std::int64_t sfb_k_stride;
+  std::int64_t sfb_group_stride;
+  const float* c;
+  std::int64_t c_row_stride;
+  void* d;
+  std::int64_t d_row_stride;
+  std::int64_t d_group_stride;
+  const std::int32_t* m_indices;
+  const std::int32_t* masked_m;
+};
+
+// FGEMM_PRINT_CONFIGS: print each configuration the heuristics choose, once per problem shape.
+bool print_configs() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("FGEMM_PRINT_CONFIGS");
+    return value != nullptr && *value != '\0' && std::string(value) != "0";
+  }();
+  return enabled;
 }
 
-int device_sm_count() { return 0; }
+DeviceLimits device_limits(int device) {
+  const auto& properties = driver::device_properties(device);
+  if (properties.compute_capability_major != 9 || properties.compute_capability_minor != 0)
+    throw Error(ErrorKind::Unsupported, "fgemm: the GPU kernels need a Hopper GPU (sm_90), but device " +
+                                            std::to_string(device) + " (" + properties.name + ") is sm_" +
+                                            std::to_string(properties.compute_capability_major) +
+                                            std::to_string(properties.compute_capability_minor));
+  DeviceLimits limits;
+  limits.num_sms = properties.sm_count;
+  limits.max_smem_per_block = properties.max_shared_memory_per_block_optin;
+  const int requested = detail::requested_num_sms();
+  if (requested > properties.sm_count)
+    throw Error(ErrorKind::InvalidValue, "fgemm: set_num_sms(" + std::to_string(requested) + ") exceeds the " +
+                                             std::to_string(properties.sm_count) + " SMs of device " +
+                                             std::to_string(device));
+  if (requested > 0) limits.num_sms = requested;
+  return limits;
+}
+
+std::atomic<int> g_forced_block_m{0};
+std::atomic<int> g_forced_block_n{0};
+
+// The heuristics' choice for a problem, remembered so that a repeated call costs one lookup.
+const KernelConfig& configuration_for(const ProblemSize& size, int device) {
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int>;
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const {
+      std::size_t hash = 0;
+      std::apply([&](auto... field) { ((hash = hash * 1000003u ^ std::hash<std::int64_t>()(field)), ...); }, key);
+      return hash;
+    }
+  };
+  static std::mutex mutex;
+  static std::unordered_map<Key, KernelConfig, KeyHash> chosen;
+
+  const int requested_sms = detail::requested_num_sms();
+  const Key key{device,
+                requested_sms,
+                size.m,
+                size.num_groups,
+                size.shape.n,
+                size.shape.k,
+                static_cast<int>(size.shape.layout),
+                size.shape.output_f32,
+                size.shape.has_c,
+                g_forced_block_m.load(),
+                g_forced_block_n.load()};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = chosen.find(key);
+  if (found != chosen.end()) return found->second;
+  const KernelConfig config =
+      choose_config(size, device_limits(device), BlockShape{g_forced_block_m.load(), g_forced_block_n.load()});
+  if (print_configs())
+    std::fprintf(stderr, "fgemm: M=%lld N=%lld K=%lld -> %s, %d CTAs, %d bytes of shared memory\n",
+                 static_cast<long long>(size.m), static_cast<long long>(size.shape.n),
+                 static_cast<long long>(size.shape.k), config.name().c_str(), config.num_sms, config.smem_bytes());
+  return chosen.emplace(key, config).first->second;
+}
+
+}  // namespace
+
+void gemm(const detail::GemmProblem& p, Stream stream) {
+  constexpr std::int64_t kMaxExtent = 0x7fffffff;  // TMA coordinates are 32-bit signed integers
+  if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
+    throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
+  const int device = p.device.index;
+  driver::ensure_context(device);
+
+  const bool masked = p.layout == detail::GemmLayout::Masked;
+  ProblemSize size;
+  // The masked layout is tuned for the expected rows per group; the others for their rows.
+  size.m = masked ? std::min(p.expected_m, p.m) : p.m;
+  size.num_groups = masked ? p.num_groups : 1;
+  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr};
+  const KernelConfig& config = configuration_for(size, device);
+  const jit::Kernel& kernel = jit::get_kernel(device, config.name(), [&config] {
+    return jit::KernelSpec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
+  });
+
+  // A stacked operand (masked A and D, grouped B) gets a 3-D map, one matrix per group.
+  const auto groups_of = [&](bool stacked) { return stacked ? std::uint64_t(p.num_groups) : std::uint64_t(0); };
+  const auto u64 = [](std::int64_t value) { return static_cast<std::uint64_t>(value); };
+  const auto tmap_a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.block_m),
+                                       KernelConfig::kBlockK, 128, groups_of(masked), u64(p.a_group_stride)},
+                                      "encoding the tensor map of 'a'");
+  const auto tmap_b = make_tensor_map(
+      {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.block_n), KernelConfig::kBlockK, 128,
+       groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
+      "encoding the tensor map of 'b'");
+  const int out_bytes = config.output_bytes();
+  const int swizzle_d = config.swizzle_d_bytes();
+  const std::uint32_t chunk_cols = swizzle_d ? swizzle_d / out_bytes : config.wgmma_n();
+  const auto tmap_d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), out_bytes, 64, chunk_cols,
+                                       swizzle_d, groups_of(masked), u64(p.d_group_stride)},
+                                      "encoding the tensor map of 'd'");
+
+  GemmParams params{static_cast<std::uint32_t>(p.m),
+                    static_cast<std::uint32_t>(p.num_groups),
+                    p.sfa,
+                    p.sfa_m_stride,
+                    p.sfa_k_stride,
+                    p.sfa_group_stride,
+                    p.sfb,
+                    p.sfb_n_stride,
+                    p.sfb_k_stride,
+                    p.sfb_group_stride,
+                    p.c,
+                    p.c_row_stride,
+                    p.d,
+                    p.d_row_stride,
+                    p.d_group_stride,
+                    p.m_indices,
+                    p.masked_m};
+  void* args[] = {&params, const_cast<driver::CUtensorMap*>(&tmap_a), const_cast<driver::CUtensorMap*>(&tmap_b),
+                  const_cast<driver::CUtensorMap*>(&tmap_d)};
+  jit::launch(kernel, jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {KernelConfig::kNumThreads, 1, 1}, {1, 1, 1}},
+              args, static_cast<driver::CUstream>(stream));
+}
+
+void force_block_shape(int block_m, int block_n) {
+  if ((block_m == 0) != (block_n == 0) || block_m < 0 || block_n < 0)
+    throw Error(ErrorKind::InvalidValue, "fgemm: a forced tile is a positive shape, or 0x0");
+  g_forced_block_m.store(block_m);
+  g_forced_block_n.store(block_n);
+}
+
+int device_sm_count() {
+  if (driver::device_count() == 0) return 0;
+  return driver::device_properties(0).sm_count;
+}
 
 }  // namespace fgemm::cuda

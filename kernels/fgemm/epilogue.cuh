@@ -1,0 +1,87 @@
+// Writing a math warpgroup's 64 x kWgmmaN FP32 accumulators to D. In the wgmma fragment layout, thread t of
+// the warpgroup holds, for each 8-column group j, columns 8j + 2(t % 4) + {0, 1} of rows r0 = 16(t / 32) +
+// (t % 32) / 4 and r0 + 8: acc[4j + 0..1] and acc[4j + 2..3].
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/ptx.cuh"
+
+namespace fgemm::sm90 {
+
+// What a thread does with one of its two rows.
+enum class RowAction : uint32_t { Skip, Write, WriteNaN };
+
+template <class C>
+struct Epilogue {
+  static constexpr uint32_t kFragments = C::kWgmmaN / 2;
+
+  // Full tiles: the accumulators go to shared memory in the layout of a TMA store with the kSwizzleDBytes
+  // swizzle (which keeps the stores free of bank conflicts), then one thread stores them in chunks of
+  // kChunkCols columns. TMA clips at the edges of D. The staging buffer is reused for the next tile only
+  // after the previous store has read it.
+  template <class StoreChunk>
+  __device__ static void through_tma(const float (&acc)[kFragments], uint8_t* staging, uint32_t barrier_id,
+                                     StoreChunk store_chunk) {
+    const uint32_t thread = threadIdx.x % 128;
+    const uint32_t row_in_wg = (thread / 32) * 16 + thread % 32 / 4;
+    const uint32_t col_in_group = thread % 4 * 2;
+    const uint32_t staging_address = ptx::smem_address(staging);
+    if (thread == 0) ptx::bulk_wait_group_read_all();
+    ptx::named_barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (uint32_t j = 0; j < C::kWgmmaN / 8; ++j) {
+#pragma unroll
+      for (uint32_t half = 0; half < 2; ++half) {
+        const uint32_t row = row_in_wg + half * 8, col = j * 8 + col_in_group;
+        uint32_t offset = (col / C::kChunkCols) * 64 * C::kChunkBytes + row * C::kChunkBytes +
+                          (col % C::kChunkCols) * C::kOutputBytes;
+        // The TMA swizzle: 16-byte unit bits [4, 7) are XORed with the 128-byte row bits [7, 10).
+        if constexpr (C::kSwizzleDBytes != 0) offset ^= ((offset >> 7) & (C::kSwizzleDBytes / 16 - 1)) << 4;
+        const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+        if constexpr (C::kOutputF32)
+          ptx::store_shared_f32x2(staging_address + offset, x, y);
+        else
+          ptx::store_shared_u32(staging_address + offset, ptx::pack_bf16x2(x, y));
+      }
+    }
+    ptx::fence_proxy_async_shared();
+    ptx::named_barrier_sync(barrier_id, 128);
+    if (thread == 0) {
+#pragma unroll
+      for (uint32_t chunk = 0; chunk < C::kNumChunks; ++chunk)
+        store_chunk(staging + chunk * 64 * C::kChunkBytes, chunk * C::kChunkCols);
+      ptx::bulk_commit_group();
+    }
+  }
+
+  // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout): each
+  // thread stores its own elements, row by row as `actions` says, and no column at or past `cols_left`.
+  // `d` points at the warpgroup's first element.
+  __device__ static void direct(const float (&acc)[kFragments], void* d, int64_t row_stride, uint32_t cols_left,
+                                const RowAction (&actions)[2]) {
+    const uint32_t thread = threadIdx.x % 128;
+    const uint32_t row_in_wg = (thread / 32) * 16 + thread % 32 / 4;
+    const uint32_t col_in_group = thread % 4 * 2;
+    const float nan = __int_as_float(0x7fc00000);
+#pragma unroll
+    for (uint32_t half = 0; half < 2; ++half) {
+      if (actions[half] == RowAction::Skip) continue;
+      const int64_t row_offset = static_cast<int64_t>(row_in_wg + half * 8) * row_stride;
+#pragma unroll
+      for (uint32_t j = 0; j < C::kWgmmaN / 8; ++j) {
+#pragma unroll
+        for (uint32_t e = 0; e < 2; ++e) {
+          const uint32_t col = j * 8 + col_in_group + e;
+          if (col >= cols_left) continue;
+          const float value = actions[half] == RowAction::Write ? acc[4 * j + 2 * half + e] : nan;
+          if constexpr (C::kOutputF32)
+            static_cast<float*>(d)[row_offset + col] = value;
+          else
+            static_cast<uint16_t*>(d)[row_offset + col] = static_cast<uint16_t>(ptx::pack_bf16x2(value, 0.0f));
+        }
+      }
+    }
+  }
+};
+
+}  // namespace fgemm::sm90

@@ -1,0 +1,200 @@
+// Thin wrappers of the sm90 PTX instructions the kernels use: mbarriers, TMA (bulk tensor copies),
+// wgmma, register reallocation and fences. Each is one instruction; see the PTX ISA for their semantics.
+#pragma once
+
+#include "fgemm/common.cuh"
+
+namespace fgemm::ptx {
+
+// ---- addresses and thread roles --------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t smem_address(const void* pointer) {
+  uint32_t address;
+  asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
+  return address;
+}
+
+__device__ __forceinline__ uint32_t lane_id() {
+  uint32_t lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}
+
+// True in exactly one thread of the warp (the lowest active lane).
+__device__ __forceinline__ bool elect_one() {
+  uint32_t elected;
+  asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }" : "=r"(elected));
+  return elected != 0;
+}
+
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t num_threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
+}
+
+// Barrier `id` over `num_threads` threads that also returns whether `predicate` holds in all of them.
+__device__ __forceinline__ bool named_barrier_and(uint32_t id, uint32_t num_threads, bool predicate) {
+  uint32_t all;
+  asm volatile(
+      "{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.and.pred q, %2, %3, p; selp.u32 %0, 1, 0, q; }"
+      : "=r"(all)
+      : "r"(static_cast<uint32_t>(predicate)), "r"(id), "r"(num_threads)
+      : "memory");
+  return all != 0;
+}
+
+// ---- loads that bypass the coherent path (read-only data such as scales) ---------------------------
+
+__device__ __forceinline__ float load_readonly(const float* pointer) {
+  float value;
+  asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(value) : "l"(pointer));
+  return value;
+}
+
+__device__ __forceinline__ int32_t load_readonly(const int32_t* pointer) {
+  int32_t value;
+  asm volatile("ld.global.nc.s32 %0, [%1];" : "=r"(value) : "l"(pointer));
+  return value;
+}
+
+// ---- mbarrier --------------------------------------------------------------------------------------
+
+__device__ __forceinline__ void mbarrier_init(uint64_t* barrier, uint32_t arrive_count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(barrier)), "r"(arrive_count));
+}
+
+// Makes initialised barriers visible to the async proxy (TMA) and to the other threads.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(barrier)) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(barrier)), "r"(bytes)
+               : "memory");
+}
+
+// Waits until the barrier's phase of the given parity has completed.
+__device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity) {
+  const uint32_t address = smem_address(barrier);
+  uint32_t done;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---- TMA -------------------------------------------------------------------------------------------
+
+// A CUtensorMap, opaque to device code: 128 bytes, 64-byte aligned, passed as a __grid_constant__ parameter.
+struct alignas(64) TensorMap {
+  uint64_t opaque[16];
+};
+
+__device__ __forceinline__ void prefetch_tensor_map(const TensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+__device__ __forceinline__ void tma_load_2d(void* smem_dst, const TensorMap* map, uint64_t* barrier, int32_t inner,
+                                            int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+      ::"r"(smem_address(smem_dst)), "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_3d(void* smem_dst, const TensorMap* map, uint64_t* barrier, int32_t inner,
+                                            int32_t middle, int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];" ::"r"(smem_address(smem_dst)),
+      "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(middle), "r"(outer)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, const void* smem_src, int32_t inner, int32_t outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
+               "r"(smem_address(smem_src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+
+__device__ __forceinline__ void tma_store_3d(const TensorMap* map, const void* smem_src, int32_t inner,
+                                             int32_t middle, int32_t outer) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
+               "r"(smem_address(smem_src)), "r"(inner), "r"(middle), "r"(outer)
+               : "memory");
+}
+
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until the committed stores have finished reading shared memory (the buffer may be rewritten).
+__device__ __forceinline__ void bulk_wait_group_read_all() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+
+// Waits until the committed stores are complete in global memory.
+__device__ __forceinline__ void bulk_wait_group_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+// Orders this thread's ordinary shared-memory writes before later reads by the async proxy (a TMA store).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// ---- wgmma -----------------------------------------------------------------------------------------
+
+// Shared-memory matrix descriptor for a K-major tile stored with the 128-byte swizzle: rows of 128 bytes,
+// groups of 8 rows (1024 bytes) apart. The leading-dimension offset is unused in this mode.
+__device__ __forceinline__ uint64_t smem_descriptor_k_major_sw128(uint32_t smem_byte_address) {
+  constexpr uint64_t kStrideBytes = 1024;
+  constexpr uint64_t kSwizzle128B = 1;
+  return static_cast<uint64_t>((smem_byte_address & 0x3FFFF) >> 4) | ((kStrideBytes >> 4) << 32) |
+         (kSwizzle128B << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+
+__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
+// Keeps the compiler from moving reads or writes of an accumulator register across wgmma fences and waits.
+__device__ __forceinline__ void fence_operand(float& reg) { asm volatile("" : "+f"(reg)::"memory"); }
+
+// ---- registers -------------------------------------------------------------------------------------
+
+template <uint32_t kRegisters>
+__device__ __forceinline__ void setmaxnreg_increase() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+
+template <uint32_t kRegisters>
+__device__ __forceinline__ void setmaxnreg_decrease() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+
+// ---- conversions and stores ------------------------------------------------------------------------
+
+// Two floats to a pair of bfloat16 (round to nearest even): `low` in bits 0-15.
+__device__ __forceinline__ uint32_t pack_bf16x2(float low, float high) {
+  uint32_t packed;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+  return packed;
+}
+
+__device__ __forceinline__ void store_shared_u32(uint32_t address, uint32_t value) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+
+}  // namespace fgemm::ptx

@@ -1,0 +1,39 @@
+// Chooses the kernel configuration of a GEMM from its shape and the device, deterministically.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/kernel_config.hpp"
+
+namespace fgemm::cuda {
+
+struct DeviceLimits {
+  int num_sms = 132;
+  int max_smem_per_block = 232448;  // H100/H200: 227 KiB of opt-in dynamic shared memory
+};
+
+// The rows the kernel should be tuned for: M for the normal layout, expected_m for masked.
+struct ProblemSize {
+  std::int64_t m = 0;
+  std::int64_t num_groups = 1;
+  KernelShape shape;
+};
+
+// Every configuration the kernel supports for this problem, with the most stages that fit.
+std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device);
+
+// A cost estimate (arbitrary units, lower is faster) of one configuration; see heuristics.cpp for the model.
+double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
+
+// A tile shape imposed for tuning; 0 x 0 lets the heuristics choose.
+struct BlockShape {
+  int block_m = 0;
+  int block_n = 0;
+};
+
+// The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced
+// shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one CTA per tile.
+KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced = {});
+
+}  // namespace fgemm::cuda

@@ -1,0 +1,29 @@
+#include "cuda/kernel_config.hpp"
+
+namespace fgemm::cuda {
+
+int KernelConfig::swizzle_d_bytes() const {
+  const int row_bytes = wgmma_n() * output_bytes();
+  for (int swizzle : {128, 64, 32})
+    if (row_bytes % swizzle == 0) return swizzle;
+  return 0;
+}
+
+int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32) {
+  constexpr int kAlignmentSlack = 1024;
+  const int staging_d = block_m * block_n * (output_f32 ? 4 : 2);
+  const int stage = (block_m + block_n) * KernelConfig::kBlockK;
+  const int barriers = num_stages * 2 * 8;
+  return kAlignmentSlack + staging_d + num_stages * stage + barriers;
+}
+
+int KernelConfig::smem_bytes() const { return smem_bytes_for(block_m, block_n, num_stages, shape.output_f32); }
+
+std::string KernelConfig::name() const {
+  return std::string("fgemm_sm90_") + detail::layout_name(shape.layout) + "_n" + std::to_string(shape.n) + "_k" +
+         std::to_string(shape.k) + (shape.output_f32 ? "_f32" : "_bf16") + (shape.has_c ? "_c" : "") + "_bm" +
+         std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +
+         std::to_string(band_m);
+}
+
+}  // namespace fgemm::cuda

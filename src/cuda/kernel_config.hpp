@@ -1,0 +1,46 @@
+// The compile-time configuration of one sm90 GEMM kernel: what the heuristics choose, what the source
+// generator bakes in, and what the launcher needs. Mirrors fgemm::sm90::GemmConfig in kernels/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/problem.hpp"
+
+namespace fgemm::cuda {
+
+// What a kernel is specialised for, besides the tiling: the problem's fixed dimensions and epilogue.
+struct KernelShape {
+  detail::GemmLayout layout = detail::GemmLayout::Normal;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  bool output_f32 = false;
+  bool has_c = false;
+};
+
+struct KernelConfig {
+  KernelShape shape;
+  int block_m = 128;
+  int block_n = 128;
+  int num_stages = 4;
+  int band_m = 8;  // tile rows per rasterization band (L2 reuse)
+  int num_sms = 0;  // persistent CTAs launched (at most one per SM)
+
+  static constexpr int kBlockK = 128;
+  static constexpr int kNumMathWarpgroups = 2;
+  static constexpr int kNumThreads = 128 * (kNumMathWarpgroups + 1);
+
+  int warpgroup_cols() const { return block_m == 64 ? 2 : 1; }
+  int wgmma_n() const { return block_n / warpgroup_cols(); }
+  int output_bytes() const { return shape.output_f32 ? 4 : 2; }
+  // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a warpgroup's row, or 0.
+  int swizzle_d_bytes() const;
+  int smem_bytes() const;
+  // A unique, readable name of the configuration: the key of the kernel caches.
+  std::string name() const;
+};
+
+// Shared memory of a configuration with `num_stages` stages (the same formula as the kernel's kSmemBytes).
+int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32);
+
+}  // namespace fgemm::cuda

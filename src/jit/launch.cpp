@@ -1,0 +1,58 @@
+#include "jit/launch.hpp"
+
+#include <string>
+
+#include "driver/cuda_driver.hpp"
+#include "fgemm/error.hpp"
+
+namespace fgemm::jit {
+namespace {
+
+std::string to_string(const Dim3& dim) {
+  return "(" + std::to_string(dim.x) + ", " + std::to_string(dim.y) + ", " + std::to_string(dim.z) + ")";
+}
+
+bool has_zero(const Dim3& dim) { return dim.x == 0 || dim.y == 0 || dim.z == 0; }
+
+void validate(const Kernel& kernel, const LaunchShape& shape) {
+  const std::string launch_of = "fgemm: launch of kernel '" + kernel.name + "': ";
+  if (has_zero(shape.grid) || has_zero(shape.block) || has_zero(shape.cluster))
+    throw Error(ErrorKind::InvalidValue, launch_of +
+                                             "grid, block and cluster dimensions must be >= 1, got grid " +
+                                             to_string(shape.grid) + ", block " + to_string(shape.block) +
+                                             ", cluster " + to_string(shape.cluster));
+  if (shape.grid.x % shape.cluster.x != 0 || shape.grid.y % shape.cluster.y != 0 ||
+      shape.grid.z % shape.cluster.z != 0)
+    throw Error(ErrorKind::InvalidValue,
+                launch_of + "the grid must be a multiple of the cluster in each dimension, got grid " +
+                    to_string(shape.grid) + " and cluster " + to_string(shape.cluster));
+}
+
+}  // namespace
+
+void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver::CUstream stream) {
+  validate(kernel, shape);
+  driver::CUlaunchAttribute cluster{};
+  cluster.id = driver::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim.x = shape.cluster.x;
+  cluster.value.clusterDim.y = shape.cluster.y;
+  cluster.value.clusterDim.z = shape.cluster.z;
+  const bool clustered = shape.cluster.x * shape.cluster.y * shape.cluster.z > 1;
+
+  driver::CUlaunchConfig config{};
+  config.gridDimX = shape.grid.x;
+  config.gridDimY = shape.grid.y;
+  config.gridDimZ = shape.grid.z;
+  config.blockDimX = shape.block.x;
+  config.blockDimY = shape.block.y;
+  config.blockDimZ = shape.block.z;
+  config.sharedMemBytes = static_cast<unsigned int>(kernel.dynamic_smem_bytes);
+  config.hStream = stream;
+  config.attrs = clustered ? &cluster : nullptr;
+  config.numAttrs = clustered ? 1 : 0;
+  const driver::CUresult result = driver::cuda().cuLaunchKernelEx(&config, kernel.function, args, nullptr);
+  if (result != driver::CUDA_SUCCESS)
+    driver::check(result, ("cuLaunchKernelEx of kernel " + kernel.name).c_str());
+}
+
+}  // namespace fgemm::jit

@@ -1,0 +1,169 @@
+// The GPU backend's host-side decisions, checked on the CPU: configuration choice and tile scheduling.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "cuda/heuristics.hpp"
+#include "cuda/kernel_source.hpp"
+
+#include "fgemm/scheduler.cuh"
+
+namespace fgemm::cuda {
+namespace {
+
+ProblemSize problem(std::int64_t m, std::int64_t n, std::int64_t k, bool f32 = false) {
+  ProblemSize size;
+  size.m = m;
+  size.shape.n = n;
+  size.shape.k = k;
+  size.shape.output_f32 = f32;
+  return size;
+}
+
+TEST(Heuristics, EveryCandidateFitsSharedMemoryAndTheKernelLimits) {
+  const DeviceLimits device;
+  for (bool f32 : {false, true}) {
+    const auto configs = candidate_configs(problem(4096, 7168, 2048, f32), device);
+    ASSERT_FALSE(configs.empty());
+    for (const auto& config : configs) {
+      EXPECT_LE(config.smem_bytes(), device.max_smem_per_block) << config.name();
+      EXPECT_GE(config.num_stages, 2) << config.name();
+      EXPECT_EQ(config.wgmma_n() % 8, 0) << config.name();
+      EXPECT_LE(config.wgmma_n(), 256) << config.name();
+      EXPECT_EQ(config.wgmma_n() * config.output_bytes() % 16, 0) << config.name();
+    }
+  }
+}
+
+TEST(Heuristics, ChoiceIsDeterministicAndLaunchesNoMoreCtasThanTiles) {
+  const DeviceLimits device;
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto size = problem(1 + rng() % 8192, 16 + rng() % 20000, 16 * (1 + rng() % 1024));
+    const KernelConfig first = choose_config(size, device);
+    const KernelConfig second = choose_config(size, device);
+    EXPECT_EQ(first.name(), second.name());
+    const std::int64_t tiles = (size.m + first.block_m - 1) / first.block_m *
+                               ((size.shape.n + first.block_n - 1) / first.block_n);
+    EXPECT_GE(first.num_sms, 1);
+    EXPECT_LE(first.num_sms, std::min<std::int64_t>(tiles, device.num_sms));
+  }
+}
+
+TEST(Heuristics, SmallMFillsTheMachineAndLargeMUsesLargeTiles) {
+  const DeviceLimits device;
+  // M = 64, N = 2112: a 16-column tile gives exactly one tile per SM.
+  const KernelConfig small = choose_config(problem(64, 2112, 7168), device);
+  EXPECT_EQ(small.block_m, 64);
+  EXPECT_GE(small.num_sms, 120);
+  const KernelConfig large = choose_config(problem(4096, 7168, 7168), device);
+  EXPECT_EQ(large.block_m, 128);
+  EXPECT_GE(large.block_n, 112);
+}
+
+TEST(Heuristics, HonoursTheSmCount) {
+  DeviceLimits device;
+  device.num_sms = 20;
+  EXPECT_LE(choose_config(problem(4096, 4096, 4096), device).num_sms, 20);
+}
+
+TEST(KernelSource, NamesTheConfigurationAndItsWgmmaShape) {
+  KernelConfig config;
+  config.shape.n = 2112;
+  config.shape.k = 7168;
+  config.block_m = 64;
+  config.block_n = 48;
+  const std::string source = gemm_kernel_source(config);
+  EXPECT_NE(source.find("m64n24k32.f32.e4m3.e4m3"), std::string::npos);
+  EXPECT_NE(source.find(kGemmKernelSymbol), std::string::npos);
+  EXPECT_NE(source.find("static_assert(Config::kSmemBytes == " + std::to_string(config.smem_bytes())),
+            std::string::npos);
+}
+
+// Each CTA of a persistent grid takes tiles b, b + grid, ... of the scheduler's ordering: together the CTAs
+// must cover every tile that holds rows to compute exactly once, and no other.
+template <sm90::Layout kLayout, std::uint32_t kBlockM, std::uint32_t kBlockN, std::uint32_t kShapeN>
+void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector<std::int32_t>& m_indices,
+                        const std::vector<std::int32_t>& masked_m, std::uint32_t grid) {
+  using Scheduler = sm90::Scheduler<kLayout, kBlockM, kBlockN, kShapeN, 8>;
+  constexpr std::uint32_t n_blocks = (kShapeN + kBlockN - 1) / kBlockN;
+  const std::uint32_t m_blocks = (m + kBlockM - 1) / kBlockM;
+  // The tiles that must be computed, with the expert each must use.
+  std::vector<int> expected(groups * m_blocks * n_blocks, 0), seen(expected.size(), 0);
+  for (std::uint32_t g = 0; g < groups; ++g)
+    for (std::uint32_t mb = 0; mb < m_blocks; ++mb) {
+      bool needed = true;
+      if (kLayout == sm90::Layout::Masked) needed = std::int64_t(mb) * kBlockM < masked_m[g];
+      if (kLayout == sm90::Layout::Contiguous) {
+        needed = false;
+        for (std::uint32_t row = mb * kBlockM; row < std::min((mb + 1) * kBlockM, m); ++row)
+          needed |= m_indices[row] == std::int32_t(g);
+      }
+      for (std::uint32_t nb = 0; nb < n_blocks; ++nb) expected[(g * m_blocks + mb) * n_blocks + nb] = needed;
+    }
+  for (std::uint32_t cta = 0; cta < grid; ++cta) {
+    Scheduler scheduler(m, groups, m_indices.data(), masked_m.data(), cta, grid);
+    sm90::Tile tile;
+    while (scheduler.next(tile)) {
+      ASSERT_LT(tile.group, groups);
+      ASSERT_LT(tile.m_block, m_blocks);
+      ASSERT_LT(tile.n_block, n_blocks);
+      ++seen[(tile.group * m_blocks + tile.m_block) * n_blocks + tile.n_block];
+    }
+  }
+  EXPECT_EQ(seen, expected);
+}
+
+TEST(Scheduler, NormalLayoutCoversEveryTileExactlyOnce) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    const std::uint32_t m = 1 + rng() % 5000, grid = 1 + rng() % 132;
+    // N and the tiling are compile-time in the kernel; a few representative ones.
+    expect_exact_cover<sm90::Layout::Normal, 128, 112, 7168>(m, 1, {}, {}, grid);
+    expect_exact_cover<sm90::Layout::Normal, 64, 16, 2112>(m, 1, {}, {}, grid);
+    expect_exact_cover<sm90::Layout::Normal, 128, 160, 1000>(m, 1, {}, {}, grid);
+  }
+}
+
+// Experts of uneven sizes (some empty), each segment padded with -1 rows to a multiple of 128.
+std::vector<std::int32_t> contiguous_indices(std::mt19937& rng, std::uint32_t groups) {
+  std::vector<std::int32_t> indices;
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    const std::uint32_t rows = rng() % 3 == 0 ? 0 : rng() % 700;
+    indices.insert(indices.end(), rows, std::int32_t(g));
+    indices.resize((indices.size() + 127) / 128 * 128, -1);
+  }
+  return indices;
+}
+
+TEST(Scheduler, ContiguousLayoutCoversEveryExpertTileOnceAndSkipsPadding) {
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::uint32_t groups = 1 + rng() % 64, grid = 1 + rng() % 132;
+    const auto indices = contiguous_indices(rng, groups);
+    if (indices.empty()) continue;
+    const auto m = std::uint32_t(indices.size());
+    expect_exact_cover<sm90::Layout::Contiguous, 128, 128, 4096>(m, groups, indices, {}, grid);
+    expect_exact_cover<sm90::Layout::Contiguous, 64, 48, 1000>(m, groups, indices, {}, grid);
+  }
+}
+
+TEST(Scheduler, MaskedLayoutCoversTheRowsOfEachGroupOnly) {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::uint32_t groups = 1 + rng() % 256, m_max = 1 + rng() % 1024, grid = 1 + rng() % 132;
+    std::vector<std::int32_t> masked(groups);
+    // Counts outside [0, M_max] are clamped by the kernel: they must not reach past the group.
+    for (auto& rows : masked) {
+      const std::uint32_t pick = rng() % 6;
+      rows = pick == 0 ? 0 : pick == 1 ? std::int32_t(m_max) : pick == 2 ? -7 : pick == 3 ? std::int32_t(m_max) + 999
+                                                                                         : std::int32_t(rng() % (m_max + 1));
+    }
+    expect_exact_cover<sm90::Layout::Masked, 128, 160, 4096>(m_max, groups, {}, masked, grid);
+    expect_exact_cover<sm90::Layout::Masked, 64, 32, 200>(m_max, groups, {}, masked, grid);
+  }
+}
+
+}  // namespace
+}  // namespace fgemm::cuda

@@ -1,0 +1,89 @@
+// NVRTC compiles, for sm_90a and without a GPU, the kernels the heuristics choose for the normal shapes of
+// the seed benchmark table (DeepSeek-V3 inference), and ptxas reports no spills and no local memory.
+#include <gtest/gtest.h>
+
+#include "cuda/heuristics.hpp"
+#include "cuda/kernel_source.hpp"
+#include "jit/compiler.hpp"
+
+namespace fgemm::cuda {
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+// The 18 "normal" shapes of bench/seed_shapes.json.
+constexpr Shape kSeedShapes[] = {
+    {64, 2112, 7168},   {64, 24576, 1536},   {64, 32768, 512},   {64, 7168, 16384},   {64, 4096, 7168},
+    {64, 7168, 2048},   {128, 2112, 7168},   {128, 24576, 1536}, {128, 32768, 512},   {128, 7168, 16384},
+    {128, 4096, 7168},  {128, 7168, 2048},   {4096, 2112, 7168}, {4096, 24576, 1536}, {4096, 32768, 512},
+    {4096, 7168, 16384}, {4096, 4096, 7168}, {4096, 7168, 2048},
+};
+
+void expect_compiles_without_spills(const KernelConfig& config) {
+  const jit::KernelSpec spec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
+  const jit::CompileResult result = jit::compile(spec, jit::Compiler::Nvrtc);
+  EXPECT_FALSE(result.cubin.empty()) << config.name();
+  EXPECT_GT(result.ptxas.registers, 0) << config.name();
+  EXPECT_EQ(result.ptxas.spill_store_bytes, 0) << config.name() << "\n" << result.log;
+  EXPECT_EQ(result.ptxas.spill_load_bytes, 0) << config.name() << "\n" << result.log;
+  EXPECT_EQ(result.ptxas.stack_frame_bytes, 0) << config.name() << "\n" << result.log;
+}
+
+TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
+  const DeviceLimits h100;
+  for (const Shape& shape : kSeedShapes) {
+    ProblemSize size;
+    size.m = shape.m;
+    size.shape.n = shape.n;
+    size.shape.k = shape.k;
+    expect_compiles_without_spills(choose_config(size, h100));
+  }
+}
+
+// The epilogue variants and the tile extremes: FP32 output with C, BF16 with C, the widest and narrowest tiles.
+TEST(GemmKernelCompile, EpilogueVariantsAndTileExtremes) {
+  const DeviceLimits h100;
+  ProblemSize size;
+  size.m = 4096;
+  size.shape.n = 7000;
+  size.shape.k = 4000;
+  for (auto [f32, with_c] : {std::pair{true, true}, std::pair{false, true}, std::pair{true, false}}) {
+    size.shape.output_f32 = f32;
+    size.shape.has_c = with_c;
+    expect_compiles_without_spills(choose_config(size, h100));
+  }
+  size.shape = KernelShape{};
+  size.shape.n = 7000;
+  size.shape.k = 4000;
+  for (const auto& config : candidate_configs(size, h100)) {
+    const bool extreme = config.block_n == 16 || config.block_n == 160 || config.block_n == 256 || config.block_n == 8;
+    if (extreme) expect_compiles_without_spills(config);
+  }
+}
+
+// The grouped layouts at the tiles their seed shapes choose (contiguous: M_sum rows; masked: expected_m per group).
+TEST(GemmKernelCompile, GroupedLayouts) {
+  const DeviceLimits h100;
+  const struct {
+    detail::GemmLayout layout;
+    std::int64_t m, groups, n, k;
+  } cases[] = {
+      {detail::GemmLayout::Contiguous, 32768, 1, 4096, 7168}, {detail::GemmLayout::Contiguous, 32768, 1, 7168, 2048},
+      {detail::GemmLayout::Masked, 1024, 1, 4096, 7168},      {detail::GemmLayout::Masked, 512, 2, 7168, 2048},
+      {detail::GemmLayout::Masked, 256, 4, 4096, 7168},       {detail::GemmLayout::Masked, 576, 5, 4528, 1280},
+  };
+  for (const auto& c : cases) {
+    ProblemSize size;
+    size.m = c.m;
+    size.num_groups = c.groups;
+    size.shape.layout = c.layout;
+    size.shape.n = c.n;
+    size.shape.k = c.k;
+    expect_compiles_without_spills(choose_config(size, h100));
+  }
+}
+
+}  // namespace
+}  // namespace fgemm::cuda
