@@ -2,7 +2,6 @@
 
 #include <sstream>
 #include <string>
-#include <vector>
 
 #include "fgemm/error.hpp"
 
@@ -77,6 +76,20 @@ class Checker {
       fail(ErrorKind::InvalidValue, arg, "must start at an address aligned to 16 bytes");
   }
 
+  void nonnegative_sizes(const TensorView& t, const char* arg) const {
+    for (int i = 0; i < t.ndim; ++i)
+      if (t.shape[i] < 0) fail(ErrorKind::InvalidValue, arg, "has a negative size: shape " + shape_string(t));
+  }
+
+  // Outer strides at least as large as the inner extent they step over, so no two elements share memory:
+  // several threads write an output, and overlapping elements would leave the result to the order of writes.
+  void non_overlapping(const TensorView& t, const char* arg) const {
+    for (int i = 0; i + 1 < t.ndim; ++i)
+      if (t.shape[i] > 1 && t.strides[i] < t.shape[i + 1] * t.strides[i + 1])
+        fail(ErrorKind::InvalidValue, arg,
+             "has overlapping elements: shape " + shape_string(t) + " with strides " + strides_of(t));
+  }
+
   void nonnegative_strides(const TensorView& t, const char* arg) const {
     for (int i = 0; i < t.ndim; ++i)
       if (t.strides[i] < 0) fail(ErrorKind::InvalidValue, arg, "must not have negative strides, got " + strides_of(t));
@@ -131,12 +144,14 @@ void check_common(const Checker& check, const Operands& ops, std::int64_t k) {
   const std::pair<const TensorView*, const char*> named[] = {
       {&ops.a, "a"}, {&ops.sfa, "sfa"}, {&ops.b, "b"}, {&ops.sfb, "sfb"}, {&ops.d, "d"}};
   for (auto [tensor, name] : named) {
+    check.nonnegative_sizes(*tensor, name);
     check.present(*tensor, name);
     check.same_device(*tensor, name, ops.a.device);
   }
   check.tma_strides(ops.a, "a");
   check.tma_strides(ops.b, "b");
   check.tma_strides(ops.d, "d");
+  check.non_overlapping(ops.d, "d");
   check.nonnegative_strides(ops.sfa, "sfa");
   check.nonnegative_strides(ops.sfb, "sfb");
 }
@@ -152,6 +167,16 @@ void check_c(const Checker& check, const std::optional<TensorView>& c, const Ten
   check.same_device(*c, "c", d.device);
   check.shape(*c, "c", {d.shape[0], d.shape[1]}, "the shape of d");
   check.tma_strides(*c, "c");
+}
+
+// m_indices and masked_m: contiguous int32 vectors on the device of the other operands.
+void check_index_vector(const Checker& check, const TensorView& t, const char* arg, std::int64_t length,
+                        const char* meaning, const Device& device) {
+  check.dtype(t, arg, DType::I32);
+  check.shape(t, arg, {length}, meaning);
+  check.present(t, arg);
+  check.same_device(t, arg, device);
+  check.contiguous_vector(t, arg);
 }
 
 void fill_operands(GemmProblem& p, const Operands& ops, int first_dim) {
@@ -233,11 +258,7 @@ GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, cons
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
   check.shape(d, "d", {m, n}, "[M_sum, N]");
   check_common(check, {a, sfa, b, sfb, d}, k);
-  check.dtype(m_indices, "m_indices", DType::I32);
-  check.shape(m_indices, "m_indices", {m}, "[M_sum], the expert of each row of a");
-  check.present(m_indices, "m_indices");
-  check.same_device(m_indices, "m_indices", a.device);
-  check.contiguous_vector(m_indices, "m_indices");
+  check_index_vector(check, m_indices, "m_indices", m, "[M_sum], the expert of each row of a", a.device);
 
   GemmProblem p;
   p.layout = GemmLayout::Contiguous;
@@ -262,11 +283,7 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)]");
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
   check_common(check, {a, sfa, b, sfb, d}, k);
-  check.dtype(masked_m, "masked_m", DType::I32);
-  check.shape(masked_m, "masked_m", {groups}, "[G], the rows to compute in each group");
-  check.present(masked_m, "masked_m");
-  check.same_device(masked_m, "masked_m", a.device);
-  check.contiguous_vector(masked_m, "masked_m");
+  check_index_vector(check, masked_m, "masked_m", groups, "[G], the rows to compute in each group", a.device);
   if (expected_m <= 0)
     check.fail(ErrorKind::InvalidValue, "expected_m",
                "must be a positive hint of the rows per group, got " + std::to_string(expected_m));

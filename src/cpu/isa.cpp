@@ -1,0 +1,66 @@
+#include "cpu/isa.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "fgemm/error.hpp"
+
+namespace fgemm::cpu {
+namespace {
+
+constexpr const char* kEnvironmentVariable = "FGEMM_CPU_ISA";
+
+std::string names_of(bool (*included)(Isa)) {
+  std::string names;
+  for (Isa isa : kAllIsas)
+    if (included(isa)) names += std::string(names.empty() ? "" : ", ") + isa_name(isa);
+  return names;
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Scalar: return "scalar";
+    case Isa::Avx2: return "avx2";
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx512Bf16: return "avx512_bf16";
+  }
+  return "unknown";
+}
+
+bool cpu_supports(Isa isa) {
+  // __builtin_cpu_supports also checks that the operating system saves the wider registers.
+  switch (isa) {
+    case Isa::Scalar: return true;
+    case Isa::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::Avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+    case Isa::Avx512Bf16: return cpu_supports(Isa::Avx512) && __builtin_cpu_supports("avx512bf16");
+  }
+  return false;
+}
+
+Isa resolve_isa(const char* requested, bool (*supported)(Isa)) {
+  if (requested == nullptr || *requested == '\0') {
+    for (Isa isa : kAllIsas)
+      if (supported(isa)) return isa;
+    return Isa::Scalar;
+  }
+  for (Isa isa : kAllIsas) {
+    if (std::strcmp(requested, isa_name(isa)) != 0) continue;
+    if (!supported(isa))
+      throw Error(ErrorKind::Unsupported,
+                  std::string("fgemm: ") + kEnvironmentVariable + "=" + requested +
+                      " asks for an instruction set this CPU lacks; it supports: " + names_of(supported));
+    return isa;
+  }
+  throw Error(ErrorKind::InvalidValue, std::string("fgemm: ") + kEnvironmentVariable + "=" + requested +
+                                           " is not one of: " + names_of([](Isa) { return true; }));
+}
+
+Isa selected_isa() { return resolve_isa(std::getenv(kEnvironmentVariable), cpu_supports); }
+
+}  // namespace fgemm::cpu

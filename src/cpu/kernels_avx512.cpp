@@ -1,0 +1,93 @@
+// The AVX-512 kernel set with FP32 products: E4M3 decoded to FP32 while packing, 14x32 FMA micro-kernels.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "cpu/avx512_common.hpp"
+#include "cpu/kernel_set.hpp"
+
+namespace fgemm::cpu {
+namespace {
+
+constexpr int kRows = 14;  // 28 accumulators + 2 B vectors + a broadcast fill the 32 registers
+constexpr int kCols = 32;
+
+void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len, void* packed) {
+  const Bf16Table table = load_bf16_table();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t k = 0; k < k_len; k += 32) {  // 32 divides kBlockK: a step never leaves its block
+      const std::int64_t count = k_len - k < 32 ? 16 : 32;
+      float* out = static_cast<float*>(packed) + (k / kBlockK * rows + r) * kBlockK + k % kBlockK;
+      const __m512i bf16 = decode_to_bf16(table, load_codes(a + r * row_stride + k, count));
+      _mm512_store_ps(out, widen_bf16(_mm512_castsi512_si256(bf16)));
+      if (count == 32) _mm512_store_ps(out + 16, widen_bf16(_mm512_extracti64x4_epi64(bf16, 1)));
+    }
+  }
+}
+
+// The 16 E4M3 bytes of row `col` of B from K offset k on, or zeros for a row past the last.
+__m128i row_codes(const std::uint8_t* b, std::int64_t row_stride, std::int64_t col, std::int64_t cols, std::int64_t k) {
+  return col < cols ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + col * row_stride + k)) : _mm_setzero_si128();
+}
+
+// Panel layout: [kc][kCols] FP32, built from 16x16 blocks: 16 columns' runs of 16 values of K, decoded two
+// at a time (one 32-byte decode), then transposed.
+void pack_b(const std::uint8_t* b, std::int64_t row_stride, std::int64_t cols, std::int64_t k_len, void* packed) {
+  const Bf16Table table = load_bf16_table();
+  const std::int64_t padded_cols = (cols + kCols - 1) / kCols * kCols;
+  for (std::int64_t panel_start = 0; panel_start < cols; panel_start += kCols) {
+    for (std::int64_t half = 0; half < kCols; half += 16) {
+      for (std::int64_t k = 0; k < k_len; k += 16) {
+        const std::int64_t block_start = k / kBlockK * kBlockK;
+        const std::int64_t kc = k_len - block_start < kBlockK ? k_len - block_start : kBlockK;
+        float* out = static_cast<float*>(packed) + block_start * padded_cols + panel_start * kc +
+                     (k - block_start) * kCols + half;
+        __m512i rows[16];
+        for (int i = 0; i < 16; i += 2) {
+          const std::int64_t col = panel_start + half + i;
+          const __m256i codes = _mm256_inserti128_si256(_mm256_castsi128_si256(row_codes(b, row_stride, col, cols, k)),
+                                                        row_codes(b, row_stride, col + 1, cols, k), 1);
+          const __m512i bf16 = decode_to_bf16(table, codes);
+          rows[i] = _mm512_castps_si512(widen_bf16(_mm512_castsi512_si256(bf16)));
+          rows[i + 1] = _mm512_castps_si512(widen_bf16(_mm512_extracti64x4_epi64(bf16, 1)));
+        }
+        transpose_16x16(rows);
+        for (int j = 0; j < 16; ++j) _mm512_store_si512(out + j * kCols, rows[j]);
+      }
+    }
+  }
+}
+
+template <int kPanelRows>
+void multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales, float* acc,
+                    std::int64_t acc_stride, bool first_block) {
+  const auto* a = static_cast<const float*>(packed_a);
+  const auto* b = static_cast<const float*>(packed_b);
+  __m512 partial[kPanelRows][2];
+  for (int r = 0; r < kPanelRows; ++r) partial[r][0] = partial[r][1] = _mm512_setzero_ps();
+  // kc >= 16, so the loop runs at least once; written as do-while because with a zero-trip path GCC keeps
+  // a copy of the sums on the stack and stores to it every step.
+  std::int64_t k = 0;
+  do {
+    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+    for (int r = 0; r < kPanelRows; ++r) {
+      const __m512 a_rk = _mm512_set1_ps(a[r * kBlockK + k]);
+      partial[r][0] = _mm512_fmadd_ps(a_rk, b0, partial[r][0]);
+      partial[r][1] = _mm512_fmadd_ps(a_rk, b1, partial[r][1]);
+    }
+    b += kCols;
+  } while (++k < kc);
+  accumulate_scaled<kPanelRows>(partial, row_scales, acc, acc_stride, first_block);
+}
+
+template <std::size_t... kIndex>
+constexpr KernelSet make_kernel_set(std::index_sequence<kIndex...>) {
+  return {kRows, kCols, sizeof(float), pack_a, pack_b, {multiply_panel<kIndex + 1>...}};
+}
+
+}  // namespace
+
+constexpr KernelSet kAvx512Kernels = make_kernel_set(std::make_index_sequence<kRows>());
+
+}  // namespace fgemm::cpu

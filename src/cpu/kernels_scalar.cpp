@@ -1,0 +1,61 @@
+// The portable kernel set: plain C++ on FP32, for CPUs without AVX2.
+#include <cstddef>
+#include <utility>
+
+#include "cpu/e4m3.hpp"
+#include "cpu/kernel_set.hpp"
+
+namespace fgemm::cpu {
+namespace {
+
+constexpr int kRows = 4;
+constexpr int kCols = 16;
+
+void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len, void* packed) {
+  auto* out = static_cast<float*>(packed);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t k = 0; k < k_len; ++k)
+      out[(k / kBlockK * rows + r) * kBlockK + k % kBlockK] = kE4m3.value[a[r * row_stride + k]];
+}
+
+// Panel layout: [kc][kCols], so that one step of K reads one row of kCols values.
+void pack_b(const std::uint8_t* b, std::int64_t row_stride, std::int64_t cols, std::int64_t k_len, void* packed) {
+  const std::int64_t padded_cols = (cols + kCols - 1) / kCols * kCols;
+  for (std::int64_t k0 = 0; k0 < k_len; k0 += kBlockK) {
+    const std::int64_t kc = k_len - k0 < kBlockK ? k_len - k0 : kBlockK;
+    float* out = static_cast<float*>(packed) + k0 * padded_cols;
+    for (std::int64_t panel_start = 0; panel_start < cols; panel_start += kCols, out += kc * kCols)
+      for (std::int64_t k = 0; k < kc; ++k)
+        for (std::int64_t j = 0; j < kCols; ++j) {
+          const std::int64_t col = panel_start + j;
+          out[k * kCols + j] = col < cols ? kE4m3.value[b[col * row_stride + k0 + k]] : 0.0f;
+        }
+  }
+}
+
+template <int kPanelRows>
+void multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales, float* acc,
+                    std::int64_t acc_stride, bool first_block) {
+  const auto* a = static_cast<const float*>(packed_a);
+  const auto* b = static_cast<const float*>(packed_b);
+  float partial[kPanelRows][kCols] = {};
+  for (std::int64_t k = 0; k < kc; ++k)
+    for (int r = 0; r < kPanelRows; ++r)
+      for (int j = 0; j < kCols; ++j) partial[r][j] += a[r * kBlockK + k] * b[k * kCols + j];
+  for (int r = 0; r < kPanelRows; ++r)
+    for (int j = 0; j < kCols; ++j) {
+      const float scaled = row_scales[r] * partial[r][j];
+      acc[r * acc_stride + j] = first_block ? scaled : acc[r * acc_stride + j] + scaled;
+    }
+}
+
+template <std::size_t... kIndex>
+constexpr KernelSet make_kernel_set(std::index_sequence<kIndex...>) {
+  return {kRows, kCols, sizeof(float), pack_a, pack_b, {multiply_panel<kIndex + 1>...}};
+}
+
+}  // namespace
+
+constexpr KernelSet kScalarKernels = make_kernel_set(std::make_index_sequence<kRows>());
+
+}  // namespace fgemm::cpu

@@ -1,0 +1,112 @@
+// The number formats of the CPU backend: the E4M3 decoding table and rounding to BF16.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cpu/bf16.hpp"
+#include "cpu/e4m3.hpp"
+
+namespace fgemm::cpu {
+namespace {
+
+float bits_to_float(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+struct KnownCode {
+  int code;
+  float value;
+};
+
+void PrintTo(const KnownCode& known, std::ostream* out) { *out << "0x" << std::hex << known.code; }
+
+class E4m3Code : public testing::TestWithParam<KnownCode> {};
+
+TEST_P(E4m3Code, DecodesToItsValue) {
+  const float value = kE4m3.value[GetParam().code];
+  EXPECT_EQ(value, GetParam().value);
+  EXPECT_EQ(std::signbit(value), std::signbit(GetParam().value));
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, E4m3Code,
+                         testing::Values(KnownCode{0x00, 0.0f}, KnownCode{0x80, -0.0f},
+                                         KnownCode{0x01, std::ldexp(1.0f, -9)},  // smallest subnormal
+                                         KnownCode{0x07, std::ldexp(7.0f, -9)},  // largest subnormal
+                                         KnownCode{0x08, std::ldexp(1.0f, -6)},  // smallest normal
+                                         KnownCode{0x38, 1.0f}, KnownCode{0x3A, 1.25f}, KnownCode{0x40, 2.0f},
+                                         KnownCode{0xB8, -1.0f}, KnownCode{0x7E, 448.0f},  // largest finite
+                                         KnownCode{0xFE, -448.0f}),
+                         [](const testing::TestParamInfo<KnownCode>& info) {
+                           char name[8];
+                           std::snprintf(name, sizeof name, "x%02X", info.param.code);
+                           return std::string(name);
+                         });
+
+class E4m3Sign : public testing::TestWithParam<bool> {};
+
+// 0x7F and 0xFF are the only NaNs; there are no infinities; magnitudes grow with the code; the top bit
+// is the sign.
+TEST_P(E4m3Sign, CodesAreOrderedSignedAndFiniteButForTheNan) {
+  const int sign = GetParam() ? 0x80 : 0;
+  EXPECT_TRUE(std::isnan(kE4m3.value[sign | 0x7F]));
+  for (int magnitude = 0; magnitude < 0x7F; ++magnitude) {
+    const float value = kE4m3.value[sign | magnitude];
+    ASSERT_TRUE(std::isfinite(value)) << magnitude;
+    EXPECT_EQ(value, GetParam() ? -kE4m3.value[magnitude] : kE4m3.value[magnitude]) << magnitude;
+    if (magnitude > 0) EXPECT_LT(kE4m3.value[magnitude - 1], kE4m3.value[magnitude]) << magnitude;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, E4m3Sign, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) { return info.param ? "negative" : "positive"; });
+
+struct Rounding {
+  const char* name;
+  std::uint32_t input;
+  std::uint16_t expected;
+};
+
+void PrintTo(const Rounding& rounding, std::ostream* out) { *out << rounding.name; }
+
+class Bf16Rounding : public testing::TestWithParam<Rounding> {};
+
+TEST_P(Bf16Rounding, RoundsToNearestEven) {
+  EXPECT_EQ(bf16_from_float(bits_to_float(GetParam().input)), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    cpu, Bf16Rounding,
+    testing::Values(Rounding{"one", 0x3F800000u, 0x3F80}, Rounding{"tie_to_even_down", 0x3F808000u, 0x3F80},
+                    Rounding{"tie_to_even_up", 0x3F818000u, 0x3F82}, Rounding{"above_tie", 0x3F808001u, 0x3F81},
+                    Rounding{"negative_up", 0xBF80FFFFu, 0xBF81}, Rounding{"negative_zero", 0x80000000u, 0x8000},
+                    Rounding{"subnormal_tie", 0x00018000u, 0x0002},
+                    Rounding{"overflow_to_infinity", 0x7F7FFFFFu, 0x7F80}, Rounding{"infinity", 0xFF800000u, 0xFF80},
+                    // A NaN whose payload sits in the low half must not round into an infinity.
+                    Rounding{"low_payload_nan", 0x7F800001u, 0x7FC0}, Rounding{"negative_nan", 0xFFC00000u, 0xFFC0}),
+    [](const testing::TestParamInfo<Rounding>& info) { return std::string(info.param.name); });
+
+class Bf16RoundTrip : public testing::TestWithParam<int> {};
+
+// Every BF16 value survives the trip through FP32; every NaN stays a NaN.
+TEST_P(Bf16RoundTrip, KeepsEveryValueOfTheSignHalf) {
+  for (std::uint32_t low = 0; low < 0x8000u; ++low) {
+    const auto bits = static_cast<std::uint16_t>(GetParam() ? low | 0x8000u : low);
+    const float value = float_from_bf16(bits);
+    if (std::isnan(value))
+      ASSERT_TRUE(std::isnan(float_from_bf16(bf16_from_float(value)))) << bits;
+    else
+      ASSERT_EQ(bf16_from_float(value), bits);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, Bf16RoundTrip, testing::Values(0, 1),
+                         [](const testing::TestParamInfo<int>& info) { return info.param ? "negative" : "positive"; });
+
+}  // namespace
+}  // namespace fgemm::cpu

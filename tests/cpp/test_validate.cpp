@@ -1,0 +1,200 @@
+// The contract of DESIGN §1, checked through the public C++ API: each broken rule throws fgemm::Error of
+// the right kind, naming the operation and the argument.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "fgemm/fgemm.hpp"
+
+namespace fgemm {
+namespace {
+
+enum class Layout { Normal, Contiguous, Masked };
+
+constexpr std::int64_t kM = 8, kN = 136, kK = 256, kGroups = 2;  // N = 136: 272-byte BF16 rows
+
+// Zeroed host memory, 16-byte aligned, large enough for any operand below.
+struct alignas(64) Storage {
+  std::uint8_t a[kGroups * kM * kK];
+  std::uint8_t b[kGroups * kN * kK];
+  float sfa[kGroups * kM * 2];
+  float sfb[kGroups * 2 * 2];
+  float d[kGroups * kM * kN];
+  float c[kM * kN];
+  std::int32_t group_array[kM];
+};
+
+// The arguments of one call, valid until a test breaks one of them.
+struct Call {
+  Layout layout;
+  TensorView a, sfa, b, sfb, d, group_array;
+  std::optional<TensorView> c;
+  std::int64_t expected_m = 4;
+
+  void run() const {
+    switch (layout) {
+      case Layout::Normal: fp8_gemm_nt(a, sfa, b, sfb, d, c); break;
+      case Layout::Contiguous: m_grouped_fp8_gemm_nt_contiguous(a, sfa, b, sfb, d, group_array); break;
+      case Layout::Masked: m_grouped_fp8_gemm_nt_masked(a, sfa, b, sfb, d, group_array, expected_m); break;
+    }
+  }
+};
+
+Call valid_call(Layout layout) {
+  static Storage storage{};
+  Call call;
+  call.layout = layout;
+  Storage& s = storage;
+  switch (layout) {
+    case Layout::Normal:
+      call.a = make_tensor_view(s.a, DType::E4M3, {kM, kK});
+      call.sfa = make_tensor_view(s.sfa, DType::F32, {kM, 2});
+      call.b = make_tensor_view(s.b, DType::E4M3, {kN, kK});
+      call.sfb = make_tensor_view(s.sfb, DType::F32, {2, 2});
+      call.d = make_tensor_view(s.d, DType::BF16, {kM, kN});
+      call.c = make_tensor_view(s.c, DType::F32, {kM, kN});
+      break;
+    case Layout::Contiguous:
+      call.a = make_tensor_view(s.a, DType::E4M3, {kM, kK});
+      call.sfa = make_tensor_view(s.sfa, DType::F32, {kM, 2});
+      call.b = make_tensor_view(s.b, DType::E4M3, {kGroups, kN, kK});
+      call.sfb = make_tensor_view(s.sfb, DType::F32, {kGroups, 2, 2});
+      call.d = make_tensor_view(s.d, DType::BF16, {kM, kN});
+      call.group_array = make_tensor_view(s.group_array, DType::I32, {kM});
+      break;
+    case Layout::Masked:
+      call.a = make_tensor_view(s.a, DType::E4M3, {kGroups, kM, kK});
+      call.sfa = make_tensor_view(s.sfa, DType::F32, {kGroups, kM, 2});
+      call.b = make_tensor_view(s.b, DType::E4M3, {kGroups, kN, kK});
+      call.sfb = make_tensor_view(s.sfb, DType::F32, {kGroups, 2, 2});
+      call.d = make_tensor_view(s.d, DType::F32, {kGroups, kM, kN});
+      call.group_array = make_tensor_view(s.group_array, DType::I32, {kGroups});
+      break;
+  }
+  return call;
+}
+
+const char* operation(Layout layout) {
+  switch (layout) {
+    case Layout::Normal: return "fp8_gemm_nt";
+    case Layout::Contiguous: return "m_grouped_fp8_gemm_nt_contiguous";
+    case Layout::Masked: return "m_grouped_fp8_gemm_nt_masked";
+  }
+  return "";
+}
+
+struct Violation {
+  const char* name;
+  Layout layout;
+  void (*breaks)(Call&);
+  ErrorKind kind;
+  const char* argument;
+};
+
+void PrintTo(const Violation& violation, std::ostream* out) { *out << violation.name; }
+
+void reshape(TensorView& view, std::initializer_list<std::int64_t> shape) {
+  view = make_tensor_view(view.data, view.dtype, shape, view.device);
+}
+
+constexpr Device kGpu{DeviceType::CUDA, 0};
+constexpr ErrorKind kType = ErrorKind::InvalidType, kValue = ErrorKind::InvalidValue;
+
+const Violation kViolations[] = {
+    // Element types.
+    {"a_not_e4m3", Layout::Normal, [](Call& c) { c.a.dtype = DType::BF16; }, kType, "a"},
+    {"b_not_e4m3", Layout::Normal, [](Call& c) { c.b.dtype = DType::F32; }, kType, "b"},
+    {"sfa_not_f32", Layout::Normal, [](Call& c) { c.sfa.dtype = DType::BF16; }, kType, "sfa"},
+    {"sfb_not_f32", Layout::Masked, [](Call& c) { c.sfb.dtype = DType::I32; }, kType, "sfb"},
+    {"d_not_bf16_or_f32", Layout::Normal, [](Call& c) { c.d.dtype = DType::E4M3; }, kType, "d"},
+    {"c_not_f32", Layout::Normal, [](Call& c) { c.c->dtype = DType::BF16; }, kType, "c"},
+    {"m_indices_not_i32", Layout::Contiguous, [](Call& c) { c.group_array.dtype = DType::F32; }, kType, "m_indices"},
+    {"masked_m_not_i32", Layout::Masked, [](Call& c) { c.group_array.dtype = DType::F32; }, kType, "masked_m"},
+    // Numbers of dimensions.
+    {"a_3d", Layout::Normal, [](Call& c) { reshape(c.a, {1, kM, kK}); }, kValue, "a"},
+    {"b_3d", Layout::Normal, [](Call& c) { reshape(c.b, {1, kN, kK}); }, kValue, "b"},
+    {"b_2d_for_groups", Layout::Contiguous, [](Call& c) { reshape(c.b, {kN, kK}); }, kValue, "b"},
+    {"a_2d_for_masked", Layout::Masked, [](Call& c) { reshape(c.a, {kM, kK}); }, kValue, "a"},
+    // Shapes.
+    {"k_of_b_differs", Layout::Normal, [](Call& c) { reshape(c.b, {kN, kK - 16}); }, kValue, "b"},
+    {"sfa_k_blocks_wrong", Layout::Normal, [](Call& c) { reshape(c.sfa, {kM, 1}); }, kValue, "sfa"},
+    {"sfa_rows_wrong", Layout::Contiguous, [](Call& c) { reshape(c.sfa, {kM - 1, 2}); }, kValue, "sfa"},
+    {"sfb_n_blocks_wrong", Layout::Normal, [](Call& c) { reshape(c.sfb, {1, 2}); }, kValue, "sfb"},
+    {"sfb_without_groups", Layout::Contiguous, [](Call& c) { reshape(c.sfb, {2, 2}); }, kValue, "sfb"},
+    {"d_columns_wrong", Layout::Normal, [](Call& c) { reshape(c.d, {kM, kN + 8}); }, kValue, "d"},
+    {"d_groups_wrong", Layout::Masked, [](Call& c) { reshape(c.d, {kGroups - 1, kM, kN}); }, kValue, "d"},
+    {"b_groups_differ", Layout::Masked, [](Call& c) { reshape(c.b, {kGroups - 1, kN, kK}); }, kValue, "b"},
+    {"c_shape_wrong", Layout::Normal, [](Call& c) { reshape(*c.c, {kM, kN - 8}); }, kValue, "c"},
+    {"m_indices_length_wrong", Layout::Contiguous, [](Call& c) { reshape(c.group_array, {kM - 1}); }, kValue,
+     "m_indices"},
+    {"masked_m_length_wrong", Layout::Masked, [](Call& c) { reshape(c.group_array, {kGroups + 1}); }, kValue,
+     "masked_m"},
+    {"k_not_multiple_of_16", Layout::Normal,
+     [](Call& c) {
+       reshape(c.a, {kM, 40});
+       reshape(c.b, {kN, 40});
+       reshape(c.sfa, {kM, 1});
+       reshape(c.sfb, {2, 1});
+     },
+     kValue, "a"},
+    // Strides and alignment.
+    {"a_last_stride_not_1", Layout::Normal, [](Call& c) { c.a.strides[1] = 2; }, kValue, "a"},
+    {"d_last_stride_not_1", Layout::Contiguous, [](Call& c) { c.d.strides[1] = 2; }, kValue, "d"},
+    {"a_row_stride_not_16_bytes", Layout::Normal, [](Call& c) { c.a.strides[0] = kK + 8; }, kValue, "a"},
+    {"b_row_stride_not_16_bytes", Layout::Masked, [](Call& c) { c.b.strides[1] = kK + 4; }, kValue, "b"},
+    {"d_row_stride_not_16_bytes", Layout::Normal, [](Call& c) { c.d.strides[0] = kN + 4; }, kValue, "d"},
+    {"c_row_stride_not_16_bytes", Layout::Normal, [](Call& c) { c.c->strides[0] = kN + 2; }, kValue, "c"},
+    {"a_start_not_16_bytes", Layout::Normal, [](Call& c) { c.a.data = static_cast<std::uint8_t*>(c.a.data) + 8; },
+     kValue, "a"},
+    {"sfa_negative_stride", Layout::Normal, [](Call& c) { c.sfa.strides[0] = -2; }, kValue, "sfa"},
+    {"m_indices_not_contiguous", Layout::Contiguous, [](Call& c) { c.group_array.strides[0] = 2; }, kValue,
+     "m_indices"},
+    {"d_rows_overlap", Layout::Normal, [](Call& c) { c.d.strides[0] = 0; }, kValue, "d"},
+    {"d_groups_overlap", Layout::Masked, [](Call& c) { c.d.strides[0] = kN; }, kValue, "d"},
+    {"m_negative", Layout::Normal,
+     [](Call& c) {
+       for (TensorView* t : {&c.a, &c.sfa, &c.d, &*c.c}) t->shape[0] = -1;
+     },
+     kValue, "a"},
+    // Devices and pointers.
+    {"b_on_another_device", Layout::Normal, [](Call& c) { c.b.device = kGpu; }, kValue, "b"},
+    {"c_on_another_device", Layout::Normal, [](Call& c) { c.c->device = kGpu; }, kValue, "c"},
+    {"m_indices_on_another_device", Layout::Contiguous, [](Call& c) { c.group_array.device = kGpu; }, kValue,
+     "m_indices"},
+    {"sfb_null", Layout::Normal, [](Call& c) { c.sfb.data = nullptr; }, kValue, "sfb"},
+    // Scalars.
+    {"expected_m_zero", Layout::Masked, [](Call& c) { c.expected_m = 0; }, kValue, "expected_m"},
+    {"expected_m_negative", Layout::Masked, [](Call& c) { c.expected_m = -3; }, kValue, "expected_m"},
+};
+
+class BrokenRule : public testing::TestWithParam<Violation> {};
+
+TEST_P(BrokenRule, ThrowsTheRightKindNamingTheArgument) {
+  const Violation& violation = GetParam();
+  Call call = valid_call(violation.layout);
+  violation.breaks(call);
+  try {
+    call.run();
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.kind(), violation.kind) << message;
+    EXPECT_EQ(message.rfind(std::string("fgemm.") + operation(violation.layout) + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find(std::string("argument '") + violation.argument + "'"), std::string::npos) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Validate, BrokenRule, testing::ValuesIn(kViolations),
+                         [](const testing::TestParamInfo<Violation>& info) { return std::string(info.param.name); });
+
+class ValidCall : public testing::TestWithParam<Layout> {};
+
+// The baseline every violation starts from is accepted (so each error above comes from its one change).
+TEST_P(ValidCall, IsAccepted) { EXPECT_NO_THROW(valid_call(GetParam()).run()); }
+
+INSTANTIATE_TEST_SUITE_P(Validate, ValidCall, testing::Values(Layout::Normal, Layout::Contiguous, Layout::Masked),
+                         [](const testing::TestParamInfo<Layout>& info) { return std::string(operation(info.param)); });
+
+}  // namespace
+}  // namespace fgemm
