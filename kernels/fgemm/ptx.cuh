@@ -14,19 +14,6 @@ __device__ __forceinline__ uint32_t smem_address(const void* pointer) {
   return address;
 }
 
-__device__ __forceinline__ uint32_t lane_id() {
-  uint32_t lane;
-  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-  return lane;
-}
-
-// True in exactly one thread of the warp (the lowest active lane).
-__device__ __forceinline__ bool elect_one() {
-  uint32_t elected;
-  asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }" : "=r"(elected));
-  return elected != 0;
-}
-
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t num_threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
 }
@@ -50,10 +37,17 @@ __device__ __forceinline__ float load_readonly(const float* pointer) {
   return value;
 }
 
-__device__ __forceinline__ int32_t load_readonly(const int32_t* pointer) {
-  int32_t value;
-  asm volatile("ld.global.nc.s32 %0, [%1];" : "=r"(value) : "l"(pointer));
-  return value;
+// ---- clusters --------------------------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t rank;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+// Barrier of every thread of every CTA of the cluster; orders shared-memory accesses across the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 // ---- mbarrier --------------------------------------------------------------------------------------
@@ -74,6 +68,15 @@ __device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(barrier)), "r"(bytes)
                : "memory");
+}
+
+// Arrives on the barrier at the same shared-memory offset in CTA `cta` of the cluster (this CTA included).
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint32_t cta) {
+  asm volatile(
+      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]; }" ::"r"(smem_address(barrier)),
+      "r"(cta)
+      : "memory");
 }
 
 // Waits until the barrier's phase of the given parity has completed.
@@ -114,6 +117,27 @@ __device__ __forceinline__ void tma_load_3d(void* smem_dst, const TensorMap* map
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
       "[%2];" ::"r"(smem_address(smem_dst)),
       "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(middle), "r"(outer)
+      : "memory");
+}
+
+// The multicast forms write the box at the same shared-memory offset of every CTA in `cta_mask`, and
+// complete the transaction on the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const TensorMap* map, uint64_t* barrier,
+                                                      uint16_t cta_mask, int32_t inner, int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_address(smem_dst)),
+      "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(outer), "h"(cta_mask)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_3d_multicast(void* smem_dst, const TensorMap* map, uint64_t* barrier,
+                                                      uint16_t cta_mask, int32_t inner, int32_t middle,
+                                                      int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(smem_address(smem_dst)),
+      "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(middle), "r"(outer), "h"(cta_mask)
       : "memory");
 }
 

@@ -1,6 +1,7 @@
-// Persistent tile scheduling for the three layouts. CTA b takes tiles b, b + gridDim.x, b + 2*gridDim.x, ...
-// of one ordering; the producer and the math warpgroups of a CTA each walk the same sequence, so they
-// agree on every tile without talking to each other.
+// Persistent tile scheduling for the three layouts. The unit of work is a "cluster tile": kClusterM x
+// kClusterN output tiles, one per CTA of a thread-block cluster (1 x 1 without clusters). Cluster c takes
+// cluster tiles c, c + num_clusters, ... of one ordering; every CTA of a cluster, and the producer and the
+// math warpgroups of each CTA, walk the same sequence, so they agree on every tile without talking.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -13,40 +14,51 @@ struct Tile {
   uint32_t m_block;  // tile row: rows m_block * BLOCK_M ... (of the group, in the masked layout)
   uint32_t n_block;  // tile column
   uint32_t group;    // the expert (contiguous: as m_indices names it, possibly out of range)
+  // False for a CTA whose part of the cluster tile lies outside the problem: it still loads and multiplies,
+  // in step with its partner (they share loads), but stores nothing.
+  bool valid;
+  // The CTAs of the cluster load their shared operand once, each a slice, multicast to all: only when every
+  // tile of the cluster tile is valid and of one expert.
+  bool multicast;
 };
 
-// Tiles of a num_m_blocks x kNumNBlocks grid ordered in bands of kBandM tile rows: inside a band,
+// Tiles of a num_m_blocks x num_n_blocks grid ordered in bands of kBandM tile rows: inside a band,
 // consecutive tiles step down the rows first, so the tiles running at the same time share few distinct A
 // and B blocks, and those stay in L2.
-template <uint32_t kNumNBlocks, uint32_t kBandM>
-__host__ __device__ __forceinline__ Tile band_raster(uint32_t index, uint32_t num_m_blocks) {
-  const uint32_t band = index / (kBandM * kNumNBlocks);
-  const uint32_t in_band = index % (kBandM * kNumNBlocks);
+template <uint32_t kBandM>
+__host__ __device__ __forceinline__ void band_raster(uint32_t index, uint32_t num_m_blocks, uint32_t num_n_blocks,
+                                                     uint32_t& m_block, uint32_t& n_block) {
+  const uint32_t band = index / (kBandM * num_n_blocks);
+  const uint32_t in_band = index % (kBandM * num_n_blocks);
   const uint32_t band_rows = min_of(kBandM, num_m_blocks - band * kBandM);
-  return Tile{band * kBandM + in_band % band_rows, in_band / band_rows, 0};
+  m_block = band * kBandM + in_band % band_rows;
+  n_block = in_band / band_rows;
 }
 
 // Normal: one M x N grid. Contiguous: the same grid over M_sum rows, each tile taking the expert of its
-// rows; tiles made only of padding rows (m_indices -1) are skipped. Masked: one grid per group with
+// rows; cluster tiles made only of padding rows (m_indices -1) are skipped. Masked: one grid per group with
 // ceil(masked_m[g] / BLOCK_M) tile rows, the groups one after another (masked_m read on the device).
-template <Layout kLayout, uint32_t kBlockM, uint32_t kBlockN, uint32_t kShapeN, uint32_t kBandM>
+template <Layout kLayout, uint32_t kBlockM, uint32_t kBlockN, uint32_t kShapeN, uint32_t kBandM, uint32_t kClusterM,
+          uint32_t kClusterN>
 struct Scheduler {
   static constexpr uint32_t kNumNBlocks = ceil_div(kShapeN, kBlockN);
+  static constexpr uint32_t kNumClusterCols = ceil_div(kNumNBlocks, kClusterN);
 
   uint32_t m;  // rows: M, M_sum, or M_max (masked)
   uint32_t num_groups;
   const int32_t* m_indices;
   const int32_t* masked_m;
+  uint32_t rank_m, rank_n;  // this CTA's place in its cluster
   uint32_t next_index;
   uint32_t stride;
-  // Masked: the group holding next_index, and the index of its first tile.
+  // Masked: the group holding next_index, and the index of its first cluster tile.
   uint32_t group = 0;
   uint32_t group_first_index = 0;
 
   __host__ __device__ Scheduler(uint32_t m, uint32_t num_groups, const int32_t* m_indices, const int32_t* masked_m,
-                                uint32_t first_index, uint32_t stride)
-      : m(m), num_groups(num_groups), m_indices(m_indices), masked_m(masked_m), next_index(first_index),
-        stride(stride) {}
+                                uint32_t cluster_rank, uint32_t first_index, uint32_t stride)
+      : m(m), num_groups(num_groups), m_indices(m_indices), masked_m(masked_m), rank_m(cluster_rank % kClusterM),
+        rank_n(cluster_rank / kClusterM), next_index(first_index), stride(stride) {}
 
   // Rows of group g to compute: masked_m[g] clamped to [0, M_max], so a bad count cannot reach past A or D.
   __host__ __device__ uint32_t masked_rows(uint32_t g) const {
@@ -54,36 +66,60 @@ struct Scheduler {
     return rows < 0 ? 0u : min_of(static_cast<uint32_t>(rows), m);
   }
 
-  // The expert of a contiguous tile: the m_indices value of its first row that is not padding, or -1 when
-  // every row is padding.
-  __host__ __device__ int32_t tile_expert(uint32_t m_block) const {
+  // The expert of a contiguous tile row: the m_indices value of its first row that is not padding, or -1
+  // when every row is padding (or the block lies past the end).
+  __host__ __device__ int32_t block_expert(uint32_t m_block) const {
     const uint32_t end = min_of((m_block + 1) * kBlockM, m);
     for (uint32_t row = m_block * kBlockM; row < end; ++row)
       if (m_indices[row] != -1) return m_indices[row];
     return -1;
   }
 
+  // This CTA's tile of cluster tile (cluster_row, cluster_col) in a grid of num_m_blocks tile rows.
+  __host__ __device__ Tile tile_of(uint32_t cluster_row, uint32_t cluster_col, uint32_t num_m_blocks) const {
+    Tile tile;
+    tile.m_block = cluster_row * kClusterM + rank_m;
+    tile.n_block = cluster_col * kClusterN + rank_n;
+    tile.group = 0;
+    tile.valid = tile.m_block < num_m_blocks && tile.n_block < kNumNBlocks;
+    // Whole cluster tile inside the grid: the last tile of the cluster tile is.
+    tile.multicast = (cluster_row + 1) * kClusterM <= num_m_blocks && (cluster_col + 1) * kClusterN <= kNumNBlocks;
+    return tile;
+  }
+
   __host__ __device__ bool next(Tile& tile) {
+    uint32_t cluster_row, cluster_col;
     if constexpr (kLayout == Layout::Masked) {
       for (; group < num_groups; ++group) {
         const uint32_t m_blocks = ceil_div(masked_rows(group), kBlockM);
-        if (next_index < group_first_index + m_blocks * kNumNBlocks) {
-          tile = band_raster<kNumNBlocks, kBandM>(next_index - group_first_index, m_blocks);
+        const uint32_t cluster_rows = ceil_div(m_blocks, kClusterM);
+        if (next_index < group_first_index + cluster_rows * kNumClusterCols) {
+          band_raster<kBandM>(next_index - group_first_index, cluster_rows, kNumClusterCols, cluster_row, cluster_col);
+          tile = tile_of(cluster_row, cluster_col, m_blocks);
           tile.group = group;
           next_index += stride;
           return true;
         }
-        group_first_index += m_blocks * kNumNBlocks;
+        group_first_index += cluster_rows * kNumClusterCols;
       }
       return false;
     } else {
       const uint32_t m_blocks = ceil_div(m, kBlockM);
-      for (; next_index < m_blocks * kNumNBlocks; next_index += stride) {
-        tile = band_raster<kNumNBlocks, kBandM>(next_index, m_blocks);
+      const uint32_t cluster_rows = ceil_div(m_blocks, kClusterM);
+      for (; next_index < cluster_rows * kNumClusterCols; next_index += stride) {
+        band_raster<kBandM>(next_index, cluster_rows, kNumClusterCols, cluster_row, cluster_col);
+        tile = tile_of(cluster_row, cluster_col, m_blocks);
         if constexpr (kLayout == Layout::Contiguous) {
-          const int32_t expert = tile_expert(tile.m_block);
-          if (expert == -1) continue;
-          tile.group = static_cast<uint32_t>(expert);
+          // Every CTA of the cluster reads the experts of both its tile rows (clusters hold at most two
+          // CTAs), to agree on what to do.
+          const int32_t first = block_expert(cluster_row * kClusterM);
+          const int32_t second = kClusterM > 1 ? block_expert(cluster_row * kClusterM + 1) : first;
+          if (first == -1 && second == -1) continue;
+          const int32_t own = rank_m == 0 ? first : second;
+          tile.valid &= own != -1;
+          tile.multicast &= first == second;
+          // A padding-only tile of a cluster tile reads its partner's expert (it stores nothing).
+          tile.group = static_cast<uint32_t>(own != -1 ? own : first != -1 ? first : second);
         }
         next_index += stride;
         return true;

@@ -41,7 +41,8 @@ struct GemmParams {
 };
 
 template <uint32_t kBlockM_, uint32_t kBlockN_, uint32_t kNumStages_, uint32_t kShapeN_, uint32_t kShapeK_,
-          bool kOutputF32_, bool kHasC_, uint32_t kSwizzleDBytes_, uint32_t kBandM_, Layout kLayout_>
+          bool kOutputF32_, bool kHasC_, uint32_t kSwizzleDBytes_, uint32_t kBandM_, Layout kLayout_,
+          uint32_t kClusterM_, uint32_t kClusterN_>
 struct GemmConfig {
   static constexpr uint32_t kBlockM = kBlockM_;
   static constexpr uint32_t kBlockN = kBlockN_;
@@ -54,6 +55,13 @@ struct GemmConfig {
   static constexpr uint32_t kSwizzleDBytes = kSwizzleDBytes_;  // 128, 64, 32, or 0 for none
   static constexpr uint32_t kBandM = kBandM_;
   static constexpr Layout kLayout = kLayout_;
+  // A cluster of kClusterM x kClusterN CTAs: tiles side by side along M share B, along N share A. Each CTA
+  // loads a 1/kClusterSize slice of the shared operand and multicasts it to the cluster.
+  static constexpr uint32_t kClusterM = kClusterM_;
+  static constexpr uint32_t kClusterN = kClusterN_;
+  static constexpr uint32_t kClusterSize = kClusterM * kClusterN;
+  static constexpr uint32_t kSliceRowsA = kClusterN > 1 ? kBlockM / kClusterSize : kBlockM;
+  static constexpr uint32_t kSliceRowsB = kClusterM > 1 ? kBlockN / kClusterSize : kBlockN;
 
   // Two math warpgroups split the tile along M (BLOCK_M 128) or along N (BLOCK_M 64).
   static constexpr uint32_t kNumMathWarpgroups = 2;
@@ -65,6 +73,13 @@ struct GemmConfig {
   static constexpr uint32_t kNumNBlocksOfB = ceil_div(kShapeN, 128u);
   // A warpgroup's columns lie in one 128-row block of B's scales, so one sfb value serves them all.
   static constexpr bool kUniformScaleB = 128 % kWgmmaN == 0;
+  // Otherwise they must lie in two: the promotion picks one of two sfb values per column.
+  static constexpr bool spans_at_most_two_scale_blocks() {
+    for (uint32_t n_block = 0; n_block < 128; ++n_block)
+      for (uint32_t wg_col = 0; wg_col < kWarpgroupCols; ++wg_col)
+        if ((n_block * kBlockN + wg_col * kWgmmaN) % 128 + kWgmmaN > 256) return false;
+    return true;
+  }
 
   static constexpr uint32_t kOutputBytes = kOutputF32 ? 4 : 2;
   // The D tile is staged per warpgroup in chunks of kChunkCols columns, one TMA store each.
@@ -80,83 +95,86 @@ struct GemmConfig {
       1024 + kNumMathWarpgroups * kSmemDPerWarpgroup + kNumStages * (kSmemA + kSmemB) + kNumStages * 2 * 8;
 
   static_assert(kBlockM == 64 || kBlockM == 128, "BLOCK_M is 64 or 128");
+  static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
+  // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
+  static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
   static_assert(kWgmmaN % 8 == 0 && kWgmmaN >= 8 && kWgmmaN <= 256, "wgmma N is a multiple of 8 in [8, 256]");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
   static_assert(kWgmmaN * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");
   static_assert(kWgmmaN % kChunkCols == 0, "the swizzle width divides the warpgroup's columns");
   static_assert(!kHasC || kLayout == Layout::Normal, "C is added in the normal layout only");
+  static_assert(spans_at_most_two_scale_blocks(), "a warpgroup's columns span at most two 128-column scale blocks");
+  // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile
+  // at that edge is stored element by element.
+  static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
 };
 
 // Registers: the producer needs few, the math warpgroups hold two accumulators each.
 constexpr uint32_t kProducerRegisters = 40;
 constexpr uint32_t kMathRegisters = 232;
 
-template <class Config, class Wgmma>
-__device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::TensorMap* tmap_a,
-                                         const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_d) {
-  using C = Config;
-  static_assert(Wgmma::N == C::kWgmmaN, "the wgmma shape matches the configuration");
-  constexpr uint32_t kNumStages = C::kNumStages;
+// Loads one operand's box of `rows` x 128 at (k0, row0) for the stage at `dst`. An operand shared by the
+// cluster is loaded as kClusterSize slices: with multicast, this CTA loads only its own slice, to all CTAs.
+template <class C, bool kStacked>
+__device__ __forceinline__ void load_operand(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
+                                             uint32_t slice_rows, uint32_t rows, bool multicast, uint32_t rank,
+                                             int32_t k0, int32_t row0, uint32_t group) {
+  for (uint32_t slice = 0; slice < rows / slice_rows; ++slice) {
+    if (multicast && slice != rank) continue;
+    uint8_t* slice_dst = dst + slice * slice_rows * C::kBlockK;
+    const int32_t slice_row0 = row0 + slice * slice_rows;
+    constexpr uint16_t kAllCtas = (1u << C::kClusterSize) - 1;
+    if constexpr (kStacked) {
+      if (multicast)
+        ptx::tma_load_3d_multicast(slice_dst, map, barrier, kAllCtas, k0, slice_row0, group);
+      else
+        ptx::tma_load_3d(slice_dst, map, barrier, k0, slice_row0, group);
+    } else {
+      if (multicast)
+        ptx::tma_load_2d_multicast(slice_dst, map, barrier, kAllCtas, k0, slice_row0);
+      else
+        ptx::tma_load_2d(slice_dst, map, barrier, k0, slice_row0);
+    }
+  }
+}
+
+// The producer (one thread): streams the K blocks of A and B of every tile through the stage ring.
+template <class C, class Scheduler>
+__device__ __forceinline__ void produce(Scheduler scheduler, uint32_t rank, uint8_t* smem_a, uint8_t* smem_b,
+                                        uint64_t* full, uint64_t* empty, const ptx::TensorMap* tmap_a,
+                                        const ptx::TensorMap* tmap_b) {
   constexpr bool kMasked = C::kLayout == Layout::Masked;
   constexpr bool kGroupedB = C::kLayout != Layout::Normal;
-
-  extern __shared__ uint8_t dynamic_smem[];
-  uint8_t* smem = dynamic_smem + ((1024 - ptx::smem_address(dynamic_smem) % 1024) % 1024);
-  uint8_t* smem_d = smem;
-  uint8_t* smem_a = smem_d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup;
-  uint8_t* smem_b = smem_a + kNumStages * C::kSmemA;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem_b + kNumStages * C::kSmemB);
-  uint64_t* empty = full + kNumStages;
-
-  const uint32_t warpgroup = threadIdx.x / 128;
-  constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
-  if (threadIdx.x == kProducerThread) {
-    ptx::prefetch_tensor_map(tmap_a);
-    ptx::prefetch_tensor_map(tmap_b);
-    ptx::prefetch_tensor_map(tmap_d);
-    for (uint32_t s = 0; s < kNumStages; ++s) {
-      ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], C::kNumMathWarpgroups * 4);  // one arrival per math warp
-    }
-    ptx::fence_barrier_init();
-  }
-  __syncthreads();
-
-  Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM> scheduler(
-      params.m, params.num_groups, params.m_indices, params.masked_m, blockIdx.x, gridDim.x);
+  uint32_t stage = 0, phase = 0;
   Tile tile;
-
-  if (warpgroup == C::kNumMathWarpgroups) {
-    // ---------------------------------------------------------------- producer
-    ptx::setmaxnreg_decrease<kProducerRegisters>();
-    if (threadIdx.x != kProducerThread) return;
-    uint32_t stage = 0, phase = 0;
-    while (scheduler.next(tile)) {
-      // An out-of-range expert (a bad m_indices entry) reads expert 0; its rows are written as NaN.
-      const uint32_t group = tile.group < params.num_groups ? tile.group : 0;
-      const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN;
-      for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
-        const int32_t k0 = kb * C::kBlockK;
-        ptx::mbarrier_wait(&empty[stage], phase ^ 1);
-        ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB);
-        uint8_t* a_dst = smem_a + stage * C::kSmemA;
-        uint8_t* b_dst = smem_b + stage * C::kSmemB;
-        if constexpr (kMasked)
-          ptx::tma_load_3d(a_dst, tmap_a, &full[stage], k0, m0, group);
-        else
-          ptx::tma_load_2d(a_dst, tmap_a, &full[stage], k0, m0);
-        if constexpr (kGroupedB)
-          ptx::tma_load_3d(b_dst, tmap_b, &full[stage], k0, n0, group);
-        else
-          ptx::tma_load_2d(b_dst, tmap_b, &full[stage], k0, n0);
-        if (++stage == kNumStages) stage = 0, phase ^= 1;
-      }
+  while (scheduler.next(tile)) {
+    // An out-of-range expert (a bad m_indices entry) reads expert 0; its rows are written as NaN.
+    const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
+    const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN;
+    const bool multicast = C::kClusterSize > 1 && tile.multicast;
+    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
+      const int32_t k0 = kb * C::kBlockK;
+      ptx::mbarrier_wait(&empty[stage], phase ^ 1);
+      // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
+      ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB);
+      load_operand<C, kMasked>(smem_a + stage * C::kSmemA, tmap_a, &full[stage], C::kSliceRowsA, C::kBlockM,
+                               multicast && C::kClusterN > 1, rank, k0, m0, group);
+      load_operand<C, kGroupedB>(smem_b + stage * C::kSmemB, tmap_b, &full[stage], C::kSliceRowsB, C::kBlockN,
+                                 multicast && C::kClusterM > 1, rank, k0, n0, group);
+      if (++stage == C::kNumStages) stage = 0, phase ^= 1;
     }
-    return;
   }
+}
 
-  // ------------------------------------------------------------------ math warpgroups
+// The math warpgroups: MMAs, promotion and the epilogue of every tile of the CTA.
+template <class C, class Wgmma, class Scheduler>
+__device__ __forceinline__ void consume(const GemmParams& params, Scheduler scheduler, uint8_t* smem_a, uint8_t* smem_b,
+                                        uint8_t* smem_d, uint64_t* full, uint64_t* empty,
+                                        const ptx::TensorMap* tmap_d) {
   ptx::setmaxnreg_increase<kMathRegisters>();
+  constexpr uint32_t kNumStages = C::kNumStages;
+  constexpr bool kMasked = C::kLayout == Layout::Masked;
+  const uint32_t warpgroup = threadIdx.x / 128;
   const uint32_t wg_row = warpgroup / C::kWarpgroupCols;
   const uint32_t wg_col = warpgroup % C::kWarpgroupCols;
   const uint32_t lane = threadIdx.x % 32;
@@ -168,8 +186,9 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
 
   float partial[C::kWgmmaN / 2] = {};
   float acc[C::kWgmmaN / 2];
-  uint32_t stage = 0, phase = 0;
+  uint32_t issue_stage = 0, issue_phase = 0, release_stage = 0;
 
+  Tile tile;
   while (scheduler.next(tile)) {
     const bool group_valid = tile.group < params.num_groups;
     const uint32_t group = group_valid ? tile.group : 0;
@@ -188,59 +207,73 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
     const uint32_t first_block_cols = 128 - n_base % 128;  // columns [0, this) use nb0, the rest nb1
     const float* sfb0 = params.sfb + group * params.sfb_group_stride + nb0 * params.sfb_n_stride;
     const float* sfb1 = params.sfb + group * params.sfb_group_stride + nb1 * params.sfb_n_stride;
-    auto load_scales = [&](uint32_t kb, float& a0, float& a1, float& b0, float& b1) {
-      const int64_t ka = kb * params.sfa_k_stride, kbb = kb * params.sfb_k_stride;
-      a0 = sfa0 ? ptx::load_readonly(sfa0 + ka) : 0.0f;
-      a1 = sfa1 ? ptx::load_readonly(sfa1 + ka) : 0.0f;
-      b0 = ptx::load_readonly(sfb0 + kbb);
-      b1 = C::kUniformScaleB ? b0 : ptx::load_readonly(sfb1 + kbb);
+
+    // The scales of a block, read from global memory while its MMAs run: sfa of rows 0 and 1, sfb of the two
+    // scale blocks the columns may touch.
+    struct Scales {
+      float a0, a1, b0, b1;
     };
-    float sa0, sa1, sb0, sb1;
-    load_scales(0, sa0, sa1, sb0, sb1);
-
+    auto load_scales = [&](uint32_t kb) {
+      const int64_t ka = kb * params.sfa_k_stride, kbb = kb * params.sfb_k_stride;
+      const float b0 = ptx::load_readonly(sfb0 + kbb);
+      return Scales{sfa0 ? ptx::load_readonly(sfa0 + ka) : 0.0f, sfa1 ? ptx::load_readonly(sfa1 + ka) : 0.0f, b0,
+                    C::kUniformScaleB ? b0 : ptx::load_readonly(sfb1 + kbb)};
+    };
+    // Waits for block kb's stage and starts its four MMAs (128 of K) into `p`; returns the block's scales.
+    auto issue = [&](uint32_t kb, float (&p)[C::kWgmmaN / 2]) {
+      ptx::mbarrier_wait(&full[issue_stage], issue_phase);
 #pragma unroll
-    for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) acc[i] = 0.0f;
-
-    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
-      ptx::mbarrier_wait(&full[stage], phase);
-#pragma unroll
-      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(partial[i]);
+      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(p[i]);
       ptx::wgmma_fence();
 #pragma unroll
       for (uint32_t kk = 0; kk < C::kBlockK / 32; ++kk) {
-        const uint64_t desc_a = ptx::smem_descriptor_k_major_sw128(smem_a_base + stage * C::kSmemA + kk * 32);
-        const uint64_t desc_b = ptx::smem_descriptor_k_major_sw128(smem_b_base + stage * C::kSmemB + kk * 32);
-        Wgmma::mma(partial, desc_a, desc_b, kk > 0);
+        const uint32_t a = smem_a_base + issue_stage * C::kSmemA + kk * 32;
+        const uint32_t b = smem_b_base + issue_stage * C::kSmemB + kk * 32;
+        Wgmma::mma(p, ptx::smem_descriptor_k_major_sw128(a), ptx::smem_descriptor_k_major_sw128(b), kk > 0);
       }
       ptx::wgmma_commit_group();
-
-      // Fetch the next block's scales while the tensor cores work.
-      float next_sa0 = 0.0f, next_sa1 = 0.0f, next_sb0 = 0.0f, next_sb1 = 0.0f;
-      if (kb + 1 < C::kNumKBlocks) load_scales(kb + 1, next_sa0, next_sa1, next_sb0, next_sb1);
-
-      ptx::wgmma_wait_group<0>();
+      if (++issue_stage == kNumStages) issue_stage = 0, issue_phase ^= 1;
+      return load_scales(kb);
+    };
+    // Once the MMAs of `p` are complete: frees their stage for the producer and promotes the partial sums.
+    auto retire = [&](float (&p)[C::kWgmmaN / 2], const Scales& s) {
 #pragma unroll
-      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(partial[i]);
+      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(p[i]);
       __syncwarp();
-      if (lane == 0) ptx::mbarrier_arrive(&empty[stage]);
-      if (++stage == kNumStages) stage = 0, phase ^= 1;
-
-      // Promotion. Fragment i holds row (i / 2 % 2 ? row1 : row0), column (i / 4) * 8 + (lane % 4) * 2 + i % 2.
-      const float scale00 = sa0 * sb0, scale10 = sa1 * sb0, scale01 = sa0 * sb1, scale11 = sa1 * sb1;
+      if (lane == 0) {
+        if constexpr (C::kClusterSize > 1) {
+#pragma unroll
+          for (uint32_t cta = 0; cta < C::kClusterSize; ++cta) ptx::mbarrier_arrive_cluster(&empty[release_stage], cta);
+        } else {
+          ptx::mbarrier_arrive(&empty[release_stage]);
+        }
+      }
+      if (++release_stage == kNumStages) release_stage = 0;
+      // Fragment i holds row (i / 2 % 2 ? row1 : row0), column (i / 4) * 8 + (lane % 4) * 2 + i % 2.
+      const float scale00 = s.a0 * s.b0, scale10 = s.a1 * s.b0, scale01 = s.a0 * s.b1, scale11 = s.a1 * s.b1;
 #pragma unroll
       for (uint32_t j = 0; j < C::kWgmmaN / 8; ++j) {
         const bool first_block = C::kUniformScaleB || j * 8 < first_block_cols;
         const float scale_row0 = first_block ? scale00 : scale01;
         const float scale_row1 = first_block ? scale10 : scale11;
-        acc[4 * j + 0] = fmaf(partial[4 * j + 0], scale_row0, acc[4 * j + 0]);
-        acc[4 * j + 1] = fmaf(partial[4 * j + 1], scale_row0, acc[4 * j + 1]);
-        acc[4 * j + 2] = fmaf(partial[4 * j + 2], scale_row1, acc[4 * j + 2]);
-        acc[4 * j + 3] = fmaf(partial[4 * j + 3], scale_row1, acc[4 * j + 3]);
+        acc[4 * j + 0] = fmaf(p[4 * j + 0], scale_row0, acc[4 * j + 0]);
+        acc[4 * j + 1] = fmaf(p[4 * j + 1], scale_row0, acc[4 * j + 1]);
+        acc[4 * j + 2] = fmaf(p[4 * j + 2], scale_row1, acc[4 * j + 2]);
+        acc[4 * j + 3] = fmaf(p[4 * j + 3], scale_row1, acc[4 * j + 3]);
       }
-      sa0 = next_sa0, sa1 = next_sa1, sb0 = next_sb0, sb1 = next_sb1;
+    };
+
+#pragma unroll
+    for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) acc[i] = 0.0f;
+
+    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
+      const Scales scales = issue(kb, partial);
+      ptx::wgmma_wait_group<0>();
+      retire(partial, scales);
     }
 
     // ---------------------------------------------------------------- epilogue
+    if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
     if constexpr (C::kHasC) {
 #pragma unroll
       for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) {
@@ -253,7 +286,8 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
     // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
     // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
     // not aligned to BLOCK_M, or an expert index out of range) become NaN rather than a wrong number.
-    RowAction actions[2] = {RowAction::Write, RowAction::Write};
+    RowAction actions[2] = {row0 < params.m ? RowAction::Write : RowAction::Skip,
+                            row1 < params.m ? RowAction::Write : RowAction::Skip};
     if constexpr (C::kLayout == Layout::Contiguous) {
       const uint32_t row_of[2] = {row0, row1};
       for (uint32_t half = 0; half < 2; ++half) {
@@ -267,9 +301,11 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
       actions[1] = row1 < rows ? RowAction::Write : RowAction::Skip;
     }
     // Rows past the end of A count as full: TMA clips them.
+    const bool clipped_by_tma = !C::kRaggedN || n_base + C::kWgmmaN <= C::kShapeN;
     const bool full_tile = ptx::named_barrier_and(
         1 + warpgroup, 128,
-        (actions[0] == RowAction::Write || row0 >= params.m) && (actions[1] == RowAction::Write || row1 >= params.m));
+        clipped_by_tma && (actions[0] == RowAction::Write || row0 >= params.m) &&
+            (actions[1] == RowAction::Write || row1 >= params.m));
     if (full_tile) {
       Epilogue<C>::through_tma(acc, staging, 1 + warpgroup, [&](const uint8_t* chunk, uint32_t chunk_col) {
         if constexpr (kMasked)
@@ -284,6 +320,56 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
     }
   }
   if (threadIdx.x % 128 == 0) ptx::bulk_wait_group_all();
+}
+
+template <class Config, class Wgmma>
+__device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::TensorMap* tmap_a,
+                                         const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_d) {
+  using C = Config;
+  static_assert(Wgmma::N == C::kWgmmaN, "the wgmma shape matches the configuration");
+  constexpr uint32_t kNumStages = C::kNumStages;
+
+  extern __shared__ uint8_t dynamic_smem[];
+  uint8_t* smem = dynamic_smem + ((1024 - ptx::smem_address(dynamic_smem) % 1024) % 1024);
+  uint8_t* smem_d = smem;
+  uint8_t* smem_a = smem_d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup;
+  uint8_t* smem_b = smem_a + kNumStages * C::kSmemA;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem_b + kNumStages * C::kSmemB);
+  uint64_t* empty = full + kNumStages;
+
+  constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
+  if (threadIdx.x == kProducerThread) {
+    ptx::prefetch_tensor_map(tmap_a);
+    ptx::prefetch_tensor_map(tmap_b);
+    ptx::prefetch_tensor_map(tmap_d);
+    for (uint32_t s = 0; s < kNumStages; ++s) {
+      ptx::mbarrier_init(&full[s], 1);
+      // One arrival per math warp of every CTA of the cluster: a stage is refilled (possibly by a peer's
+      // multicast) only once all of them are done with it.
+      ptx::mbarrier_init(&empty[s], C::kNumMathWarpgroups * 4 * C::kClusterSize);
+    }
+    ptx::fence_barrier_init();
+  }
+  // The peers' barriers must be initialised before any multicast or remote arrival reaches them.
+  if constexpr (C::kClusterSize > 1)
+    ptx::cluster_sync();
+  else
+    __syncthreads();
+
+  const uint32_t rank = C::kClusterSize > 1 ? ptx::cluster_rank() : 0;
+  Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN> scheduler(
+      params.m, params.num_groups, params.m_indices, params.masked_m, rank, blockIdx.x / C::kClusterSize,
+      gridDim.x / C::kClusterSize);
+
+  if (threadIdx.x / 128 == C::kNumMathWarpgroups) {
+    // ---------------------------------------------------------------- producer
+    ptx::setmaxnreg_decrease<kProducerRegisters>();
+    if (threadIdx.x == kProducerThread) produce<C>(scheduler, rank, smem_a, smem_b, full, empty, tmap_a, tmap_b);
+  } else {
+    consume<C, Wgmma>(params, scheduler, smem_a, smem_b, smem_d, full, empty, tmap_d);
+  }
+  // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
+  if constexpr (C::kClusterSize > 1) ptx::cluster_sync();
 }
 
 }  // namespace fgemm::sm90

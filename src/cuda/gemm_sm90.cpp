@@ -70,12 +70,19 @@ DeviceLimits device_limits(int device) {
   return limits;
 }
 
-std::atomic<int> g_forced_block_m{0};
-std::atomic<int> g_forced_block_n{0};
+// The forced configuration (force_config); block_m == 0 when there is none.
+std::mutex g_forced_mutex;
+BlockShape g_forced;
+
+BlockShape forced_config() {
+  std::lock_guard<std::mutex> lock(g_forced_mutex);
+  return g_forced;
+}
 
 // The heuristics' choice for a problem, remembered so that a repeated call costs one lookup.
 const KernelConfig& configuration_for(const ProblemSize& size, int device) {
-  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int>;
+  using Key =
+      std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int, int, int>;
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
       std::size_t hash = 0;
@@ -87,6 +94,7 @@ const KernelConfig& configuration_for(const ProblemSize& size, int device) {
   static std::unordered_map<Key, KernelConfig, KeyHash> chosen;
 
   const int requested_sms = detail::requested_num_sms();
+  const BlockShape forced = forced_config();
   const Key key{device,
                 requested_sms,
                 size.m,
@@ -96,13 +104,14 @@ const KernelConfig& configuration_for(const ProblemSize& size, int device) {
                 static_cast<int>(size.shape.layout),
                 size.shape.output_f32,
                 size.shape.has_c,
-                g_forced_block_m.load(),
-                g_forced_block_n.load()};
+                forced.block_m,
+                forced.block_n,
+                forced.cluster_m,
+                forced.cluster_n};
   std::lock_guard<std::mutex> lock(mutex);
   auto found = chosen.find(key);
   if (found != chosen.end()) return found->second;
-  const KernelConfig config =
-      choose_config(size, device_limits(device), BlockShape{g_forced_block_m.load(), g_forced_block_n.load()});
+  const KernelConfig config = choose_config(size, device_limits(device), forced);
   if (print_configs())
     std::fprintf(stderr, "fgemm: M=%lld N=%lld K=%lld -> %s, %d CTAs, %d bytes of shared memory\n",
                  static_cast<long long>(size.m), static_cast<long long>(size.shape.n),
@@ -133,11 +142,11 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   // A stacked operand (masked A and D, grouped B) gets a 3-D map, one matrix per group.
   const auto groups_of = [&](bool stacked) { return stacked ? std::uint64_t(p.num_groups) : std::uint64_t(0); };
   const auto u64 = [](std::int64_t value) { return static_cast<std::uint64_t>(value); };
-  const auto tmap_a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.block_m),
+  const auto tmap_a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.slice_rows_a()),
                                        KernelConfig::kBlockK, 128, groups_of(masked), u64(p.a_group_stride)},
                                       "encoding the tensor map of 'a'");
   const auto tmap_b = make_tensor_map(
-      {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.block_n), KernelConfig::kBlockK, 128,
+      {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()), KernelConfig::kBlockK, 128,
        groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
       "encoding the tensor map of 'b'");
   const int out_bytes = config.output_bytes();
@@ -166,15 +175,19 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
                     p.masked_m};
   void* args[] = {&params, const_cast<driver::CUtensorMap*>(&tmap_a), const_cast<driver::CUtensorMap*>(&tmap_b),
                   const_cast<driver::CUtensorMap*>(&tmap_d)};
-  jit::launch(kernel, jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {KernelConfig::kNumThreads, 1, 1}, {1, 1, 1}},
+  const auto cluster = static_cast<unsigned>(config.cluster_size());
+  jit::launch(kernel,
+              jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {KernelConfig::kNumThreads, 1, 1},
+                               {cluster, 1, 1}},
               args, static_cast<driver::CUstream>(stream));
 }
 
-void force_block_shape(int block_m, int block_n) {
-  if ((block_m == 0) != (block_n == 0) || block_m < 0 || block_n < 0)
-    throw Error(ErrorKind::InvalidValue, "fgemm: a forced tile is a positive shape, or 0x0");
-  g_forced_block_m.store(block_m);
-  g_forced_block_n.store(block_n);
+void force_config(int block_m, int block_n, int cluster_m, int cluster_n) {
+  if (block_m < 0 || block_n < 0 || cluster_m < 0 || cluster_n < 0 || (block_m == 0) != (block_n == 0) ||
+      (cluster_m == 0) != (cluster_n == 0))
+    throw Error(ErrorKind::InvalidValue, "fgemm: a forced configuration has positive sizes, or zeros");
+  std::lock_guard<std::mutex> lock(g_forced_mutex);
+  g_forced = BlockShape{block_m, block_n, cluster_m, cluster_n};
 }
 
 int device_sm_count() {

@@ -11,9 +11,9 @@ void gemm(const detail::GemmProblem& problem, Stream stream);
 // Multiprocessors of the current device, or 0 where no GPU can be used.
 int device_sm_count();
 
-// For tuning and tests: run every later GEMM with this tile shape (the heuristics still pick the stages
-// and the grid), or with the heuristics' choice again when both are 0. A later GEMM throws
-// fgemm::Error(InvalidValue) if the kernel does not support the shape for its problem.
-void force_block_shape(int block_m, int block_n);
+// For tuning and tests: run every later GEMM with this tile shape and cluster shape (cluster 0 x 0: the
+// heuristics pick it; the stages and grid are always theirs), or with the heuristics' choice again when
+// block_m is 0. A later GEMM throws fgemm::Error(InvalidValue) if the kernel cannot run the shape there.
+void force_config(int block_m, int block_n, int cluster_m, int cluster_n);
 
 }  // namespace fgemm::cuda

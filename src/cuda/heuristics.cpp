@@ -8,65 +8,97 @@
 namespace fgemm::cuda {
 namespace {
 
-// A simple machine model of one Hopper SM, in cycles, good enough to rank tilings:
-constexpr double kMmaFlopsPerCycle = 8192;     // dense FP8 wgmma throughput of one SM
-constexpr double kSmLoadBytesPerCycle = 48;    // what one SM's TMA sustains from L2 and DRAM
+// A simple machine model of one Hopper SM, in cycles, good enough to rank tilings. Its constants were
+// fitted to the time of 23 tile shapes on each normal seed shape on an H100 (bench/bench_gpu.py --sweep):
+// the chosen tile is then within the run-to-run noise of the best one (5% on average, 15% at worst).
+constexpr double kMmaFlopsPerCycle = 8192;       // dense FP8 wgmma throughput of one SM
+constexpr double kSmLoadBytesPerCycle = 56;      // one SM's share of L2-to-SM bandwidth
 constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
-constexpr double kKBlockOverheadCycles = 48;   // barrier waits and wgmma issue per K block
-constexpr double kTileOverheadCycles = 600;    // per tile: scale set-up, epilogue latency, pipeline refill
-constexpr double kStoreBytesPerCycle = 64;     // TMA store of D from one SM
+constexpr double kKBlockOverheadCycles = 400;    // barrier round trips and promotion per K block
+constexpr double kTwoScaleBlocksCycles = 3;      // per column, when a warpgroup's columns need two sfb values
+constexpr double kTileOverheadCycles = 2400;     // per tile: scale set-up, epilogue latency, pipeline refill
+constexpr double kStoreBytesPerCycle = 64;       // TMA store of D from one SM
 constexpr int kMaxStages = 16;
 // BLOCK_M 128 keeps two 64 x BLOCK_N FP32 accumulators per thread: past 160 columns they no longer fit in
 // the 232 registers a math thread gets. With BLOCK_M 64 each warpgroup holds half of BLOCK_N.
 constexpr int kMaxBlockN128 = 160;
-// Adding C loads a tile of it into registers next to the accumulators.
-constexpr int kMaxBlockN128WithC = 128;
 constexpr int kMaxBlockN64 = 256;
+// Adding C loads a tile of it into registers next to the accumulators.
+constexpr int kMaxBlockNWithC = 128;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// The promotion has two sfb values per warpgroup: its columns must never touch three 128-column blocks of
+// B's scales, wherever the tile starts (the kernel asserts the same).
+bool spans_at_most_two_scale_blocks(const KernelConfig& config) {
+  for (int n_block = 0; n_block < 128; ++n_block)
+    for (int wg_col = 0; wg_col < config.warpgroup_cols(); ++wg_col)
+      if ((n_block * config.block_n + wg_col * config.wgmma_n()) % 128 + config.wgmma_n() > 256) return false;
+  return true;
+}
+
+// Cluster tiles (one tile per CTA of a cluster) of the problem.
+std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config) {
+  const std::int64_t m_blocks = ceil_div(std::max<std::int64_t>(problem.m, 1), config.block_m);
+  const std::int64_t n_blocks = ceil_div(problem.shape.n, config.block_n);
+  return problem.num_groups * ceil_div(m_blocks, config.cluster_m) * ceil_div(n_blocks, config.cluster_n);
+}
+
 }  // namespace
 
-std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device) {
+std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
+                                            bool with_clusters) {
   std::vector<KernelConfig> configs;
   for (int block_m : {64, 128}) {
     const int max_block_n =
-        block_m == 64 ? kMaxBlockN64 : problem.shape.has_c ? kMaxBlockN128WithC : kMaxBlockN128;
+        problem.shape.has_c ? kMaxBlockNWithC : block_m == 64 ? kMaxBlockN64 : kMaxBlockN128;
     const int step = block_m == 64 ? 16 : 8;  // each warpgroup's share of BLOCK_N is a multiple of 8
     for (int block_n = step; block_n <= max_block_n; block_n += step) {
-      KernelConfig config;
-      config.shape = problem.shape;
-      config.block_m = block_m;
-      config.block_n = block_n;
-      config.num_sms = device.num_sms;
-      int stages = 0;
-      while (stages < kMaxStages &&
-             smem_bytes_for(block_m, block_n, stages + 1, problem.shape.output_f32) <= device.max_smem_per_block)
-        ++stages;
-      if (stages < 2) continue;
-      config.num_stages = stages;
-      configs.push_back(config);
+      for (auto [cluster_m, cluster_n] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
+        if (!with_clusters && cluster_m * cluster_n > 1) continue;
+        KernelConfig config;
+        config.shape = problem.shape;
+        config.block_m = block_m;
+        config.block_n = block_n;
+        config.cluster_m = cluster_m;
+        config.cluster_n = cluster_n;
+        config.num_sms = device.num_sms;
+        // A shared operand is split into per-CTA slices of whole 8-row swizzle atoms.
+        if (config.slice_rows_a() % 8 != 0 || config.slice_rows_b() % 8 != 0) continue;
+        if (!spans_at_most_two_scale_blocks(config)) continue;
+        int stages = 0;
+        while (stages < kMaxStages &&
+               smem_bytes_for(block_m, block_n, stages + 1, problem.shape.output_f32) <= device.max_smem_per_block)
+          ++stages;
+        if (stages < 2) continue;
+        config.num_stages = stages;
+        configs.push_back(config);
+      }
     }
   }
   return configs;
 }
 
-// Time = the larger of (a) the busiest SM's work, tiles being dealt out in waves of num_sms, each tile
-// costing per K block the slower of its MMAs and its loads, plus a fixed and an epilogue cost; and
-// (b) the whole problem's unique bytes at DRAM bandwidth.
+// Time = the larger of (a) the busiest SM's work, cluster tiles being dealt out in waves of num_sms CTAs,
+// each tile costing per K block the slower of its MMAs and its loads (a multicast operand counts once per
+// cluster), plus a fixed and an epilogue cost; and (b) the problem's unique bytes at DRAM bandwidth.
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
   const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
   const std::int64_t n = problem.shape.n, k = problem.shape.k;
-  const std::int64_t tiles = problem.num_groups * ceil_div(m, config.block_m) * ceil_div(n, config.block_n);
-  const std::int64_t waves = ceil_div(tiles, device.num_sms);
+  const std::int64_t clusters_per_wave = std::max(device.num_sms / config.cluster_size(), 1);
+  const std::int64_t waves = ceil_div(cluster_tiles(problem, config), clusters_per_wave);
   const std::int64_t k_blocks = ceil_div(k, KernelConfig::kBlockK);
 
   const double mma = double(config.block_m) * config.block_n * KernelConfig::kBlockK * 2 / kMmaFlopsPerCycle;
   // TMA fetches no rows past the end of A, so a small M loads only its own rows.
-  const double rows_loaded = double(std::min<std::int64_t>(m, config.block_m) + config.block_n);
-  const double load = rows_loaded * KernelConfig::kBlockK / kSmLoadBytesPerCycle;
+  const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
+  const double rows_b = double(config.block_n) / config.cluster_m;
+  const double load = (rows_a + rows_b) * KernelConfig::kBlockK / kSmLoadBytesPerCycle;
   const double store = double(config.block_m) * config.block_n * config.output_bytes() / kStoreBytesPerCycle;
-  const double tile = k_blocks * (std::max(mma, load) + kKBlockOverheadCycles) + store + kTileOverheadCycles;
+  const bool two_scale_blocks = 128 % config.wgmma_n() != 0;
+  const double k_block = std::max(mma, load) + kKBlockOverheadCycles +
+                         (two_scale_blocks ? kTwoScaleBlocksCycles * config.wgmma_n() : 0.0);
+  const double tile = k_blocks * k_block + store + kTileOverheadCycles;
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +
@@ -76,14 +108,17 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
 }
 
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
-  const auto configs = candidate_configs(problem, device);
+  const auto configs = candidate_configs(problem, device, forced.cluster_m != 0);
   const KernelConfig* best = nullptr;
   double best_cost = 0;
   for (const auto& config : configs) {
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) continue;
+    if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
+      continue;
     const double cost = estimated_cost(problem, config, device);
-    const bool larger_tile = best && config.block_m * config.block_n > best->block_m * best->block_n;
-    if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && larger_tile)) {
+    // Ties go to the larger tile, then to no cluster.
+    const bool better_tie = best && (config.block_m * config.block_n > best->block_m * best->block_n);
+    if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {
       best = &config;
       best_cost = cost;
     }
@@ -91,18 +126,17 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
   if (!best)
     throw Error(ErrorKind::InvalidValue,
                 forced.block_m ? "fgemm: the forced tile " + std::to_string(forced.block_m) + "x" +
-                                     std::to_string(forced.block_n) + " is not a supported configuration"
+                                     std::to_string(forced.block_n) + " (cluster " + std::to_string(forced.cluster_m) +
+                                     "x" + std::to_string(forced.cluster_n) + ") is not a supported configuration"
                                : std::string("fgemm: no kernel configuration fits the device's shared memory"));
   KernelConfig chosen = *best;
-  // Launch no more CTAs than there are tiles. The masked layout's tile count is known only on the device
-  // (masked_m), so it takes every SM.
-  if (problem.shape.layout == detail::GemmLayout::Masked) {
-    chosen.num_sms = device.num_sms;
-    return chosen;
-  }
-  const std::int64_t tiles = problem.num_groups * ceil_div(std::max<std::int64_t>(problem.m, 1), chosen.block_m) *
-                             ceil_div(problem.shape.n, chosen.block_n);
-  chosen.num_sms = static_cast<int>(std::min<std::int64_t>(tiles, device.num_sms));
+  // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,
+  // whose tile count is known only on the device (masked_m).
+  const std::int64_t max_clusters = device.num_sms / chosen.cluster_size();
+  const std::int64_t clusters = problem.shape.layout == detail::GemmLayout::Masked
+                                    ? max_clusters
+                                    : std::min(cluster_tiles(problem, chosen), max_clusters);
+  chosen.num_sms = static_cast<int>(clusters * chosen.cluster_size());
   return chosen;
 }
 

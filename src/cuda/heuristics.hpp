@@ -20,16 +20,21 @@ struct ProblemSize {
   KernelShape shape;
 };
 
-// Every configuration the kernel supports for this problem, with the most stages that fit.
-std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device);
+// Every configuration the kernel supports for this problem, with the most stages that fit; with clusters
+// of two CTAs sharing an operand by multicast only when asked. Measured on an H100, the kernel's clusters
+// are still several times slower than single CTAs (docs/PERFORMANCE.md), so the heuristics leave them out.
+std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
+                                            bool with_clusters = false);
 
 // A cost estimate (arbitrary units, lower is faster) of one configuration; see heuristics.cpp for the model.
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
 
-// A tile shape imposed for tuning; 0 x 0 lets the heuristics choose.
+// A tile shape (and cluster shape, unless 0) imposed for tuning; block_m == 0 lets the heuristics choose.
 struct BlockShape {
   int block_m = 0;
   int block_n = 0;
+  int cluster_m = 0;
+  int cluster_n = 0;
 };
 
 // The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced

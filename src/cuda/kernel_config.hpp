@@ -24,6 +24,9 @@ struct KernelConfig {
   int block_n = 128;
   int num_stages = 4;
   int band_m = 8;  // tile rows per rasterization band (L2 reuse)
+  // Clusters of two CTAs: side by side along M they share (multicast) B, along N they share A.
+  int cluster_m = 1;
+  int cluster_n = 1;
   int num_sms = 0;  // persistent CTAs launched (at most one per SM)
 
   static constexpr int kBlockK = 128;
@@ -32,6 +35,10 @@ struct KernelConfig {
 
   int warpgroup_cols() const { return block_m == 64 ? 2 : 1; }
   int wgmma_n() const { return block_n / warpgroup_cols(); }
+  int cluster_size() const { return cluster_m * cluster_n; }
+  // Rows of the TMA boxes of A and B: a shared operand is loaded in one slice per CTA of the cluster.
+  int slice_rows_a() const { return cluster_n > 1 ? block_m / cluster_size() : block_m; }
+  int slice_rows_b() const { return cluster_m > 1 ? block_n / cluster_size() : block_n; }
   int output_bytes() const { return shape.output_f32 ? 4 : 2; }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a warpgroup's row, or 0.
   int swizzle_d_bytes() const;

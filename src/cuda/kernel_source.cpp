@@ -53,7 +53,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << config.num_stages << ", " << config.shape.n << ", " << config.shape.k << ", "
       << cpp_bool(config.shape.output_f32) << ", " << cpp_bool(config.shape.has_c) << ", "
       << config.swizzle_d_bytes() << ", " << config.band_m << ", fgemm::sm90::Layout::" << layout_enumerator(config)
-      << ">;\n"
+      << ", " << config.cluster_m << ", " << config.cluster_n << ">;\n"
       << "static_assert(Config::kSmemBytes == " << config.smem_bytes()
       << ", \"the host's shared-memory size agrees with the kernel's\");\n\n"
       << "extern \"C\" __global__ void __launch_bounds__(Config::kNumThreads, 1)\n"

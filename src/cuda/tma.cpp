@@ -1,6 +1,8 @@
 #include "cuda/tma.hpp"
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "driver/cuda_driver.hpp"
 #include "fgemm/error.hpp"
@@ -27,9 +29,7 @@ driver::CUtensorMapSwizzle swizzle_mode(int swizzle_bytes) {
   throw Error(ErrorKind::Runtime, "fgemm: no TMA swizzle of " + std::to_string(swizzle_bytes) + " bytes");
 }
 
-}  // namespace
-
-driver::CUtensorMap make_tensor_map(const MatrixBox& matrix, const char* what) {
+driver::CUtensorMap encode(const MatrixBox& matrix, const char* what) {
   driver::CUtensorMap map{};
   const auto bytes = static_cast<std::uint64_t>(matrix.element_bytes);
   const std::uint32_t rank = matrix.groups == 0 ? 2 : 3;
@@ -44,6 +44,28 @@ driver::CUtensorMap make_tensor_map(const MatrixBox& matrix, const char* what) {
                                             driver::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                             driver::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                 what);
+  return map;
+}
+
+}  // namespace
+
+// Encoding costs about a microsecond, a noticeable part of a small GEMM's host time, and a model calls the
+// same GEMMs on the same buffers again and again: each thread remembers the maps it made last.
+driver::CUtensorMap make_tensor_map(const MatrixBox& matrix, const char* what) {
+  struct Entry {
+    MatrixBox matrix;
+    driver::CUtensorMap map;
+  };
+  constexpr std::size_t kRemembered = 64;
+  thread_local std::vector<Entry> recent;
+  thread_local std::size_t next_slot = 0;
+  for (const Entry& entry : recent)
+    if (std::memcmp(&entry.matrix, &matrix, sizeof(MatrixBox)) == 0) return entry.map;
+  const driver::CUtensorMap map = encode(matrix, what);
+  if (recent.size() < kRemembered)
+    recent.push_back({matrix, map});
+  else
+    recent[next_slot++ % kRemembered] = {matrix, map};
   return map;
 }
 

@@ -36,7 +36,7 @@ TEST(Heuristics, EveryCandidateFitsSharedMemoryAndTheKernelLimits) {
   }
 }
 
-TEST(Heuristics, ChoiceIsDeterministicAndLaunchesNoMoreCtasThanTiles) {
+TEST(Heuristics, ChoiceIsDeterministicAndLaunchesWholeClustersNoMoreThanTheWork) {
   const DeviceLimits device;
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
@@ -44,10 +44,13 @@ TEST(Heuristics, ChoiceIsDeterministicAndLaunchesNoMoreCtasThanTiles) {
     const KernelConfig first = choose_config(size, device);
     const KernelConfig second = choose_config(size, device);
     EXPECT_EQ(first.name(), second.name());
-    const std::int64_t tiles = (size.m + first.block_m - 1) / first.block_m *
-                               ((size.shape.n + first.block_n - 1) / first.block_n);
-    EXPECT_GE(first.num_sms, 1);
-    EXPECT_LE(first.num_sms, std::min<std::int64_t>(tiles, device.num_sms));
+    const std::int64_t m_blocks = (size.m + first.block_m - 1) / first.block_m;
+    const std::int64_t n_blocks = (size.shape.n + first.block_n - 1) / first.block_n;
+    const std::int64_t cluster_tiles =
+        (m_blocks + first.cluster_m - 1) / first.cluster_m * ((n_blocks + first.cluster_n - 1) / first.cluster_n);
+    EXPECT_GE(first.num_sms, first.cluster_size());
+    EXPECT_EQ(first.num_sms % first.cluster_size(), 0);
+    EXPECT_LE(first.num_sms, std::min<std::int64_t>(cluster_tiles * first.cluster_size(), device.num_sms));
   }
 }
 
@@ -58,8 +61,7 @@ TEST(Heuristics, SmallMFillsTheMachineAndLargeMUsesLargeTiles) {
   EXPECT_EQ(small.block_m, 64);
   EXPECT_GE(small.num_sms, 120);
   const KernelConfig large = choose_config(problem(4096, 7168, 7168), device);
-  EXPECT_EQ(large.block_m, 128);
-  EXPECT_GE(large.block_n, 112);
+  EXPECT_GE(large.block_m * large.block_n, 128 * 112) << large.name();
 }
 
 TEST(Heuristics, HonoursTheSmCount) {
@@ -81,12 +83,16 @@ TEST(KernelSource, NamesTheConfigurationAndItsWgmmaShape) {
             std::string::npos);
 }
 
-// Each CTA of a persistent grid takes tiles b, b + grid, ... of the scheduler's ordering: together the CTAs
-// must cover every tile that holds rows to compute exactly once, and no other.
-template <sm90::Layout kLayout, std::uint32_t kBlockM, std::uint32_t kBlockN, std::uint32_t kShapeN>
+// Each cluster of a persistent grid takes cluster tiles c, c + clusters, ... of the scheduler's ordering;
+// each of its CTAs one tile of it. Together the CTAs' valid tiles must cover every tile that holds rows to
+// compute exactly once, and no other; the CTAs of a cluster must agree on whether they multicast, and may
+// only when their tiles are all valid and of one expert.
+template <sm90::Layout kLayout, std::uint32_t kBlockM, std::uint32_t kBlockN, std::uint32_t kShapeN,
+          std::uint32_t kClusterM = 1, std::uint32_t kClusterN = 1>
 void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector<std::int32_t>& m_indices,
-                        const std::vector<std::int32_t>& masked_m, std::uint32_t grid) {
-  using Scheduler = sm90::Scheduler<kLayout, kBlockM, kBlockN, kShapeN, 8>;
+                        const std::vector<std::int32_t>& masked_m, std::uint32_t clusters) {
+  using Scheduler = sm90::Scheduler<kLayout, kBlockM, kBlockN, kShapeN, 8, kClusterM, kClusterN>;
+  constexpr std::uint32_t kClusterSize = kClusterM * kClusterN;
   constexpr std::uint32_t n_blocks = (kShapeN + kBlockN - 1) / kBlockN;
   const std::uint32_t m_blocks = (m + kBlockM - 1) / kBlockM;
   // The tiles that must be computed, with the expert each must use.
@@ -102,14 +108,30 @@ void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector
       }
       for (std::uint32_t nb = 0; nb < n_blocks; ++nb) expected[(g * m_blocks + mb) * n_blocks + nb] = needed;
     }
-  for (std::uint32_t cta = 0; cta < grid; ++cta) {
-    Scheduler scheduler(m, groups, m_indices.data(), masked_m.data(), cta, grid);
-    sm90::Tile tile;
-    while (scheduler.next(tile)) {
-      ASSERT_LT(tile.group, groups);
-      ASSERT_LT(tile.m_block, m_blocks);
-      ASSERT_LT(tile.n_block, n_blocks);
-      ++seen[(tile.group * m_blocks + tile.m_block) * n_blocks + tile.n_block];
+  for (std::uint32_t cluster = 0; cluster < clusters; ++cluster) {
+    std::vector<Scheduler> ctas;
+    for (std::uint32_t rank = 0; rank < kClusterSize; ++rank)
+      ctas.emplace_back(m, groups, m_indices.data(), masked_m.data(), rank, cluster, clusters);
+    for (;;) {
+      sm90::Tile tiles[kClusterSize];
+      bool more[kClusterSize];
+      for (std::uint32_t rank = 0; rank < kClusterSize; ++rank) more[rank] = ctas[rank].next(tiles[rank]);
+      for (std::uint32_t rank = 1; rank < kClusterSize; ++rank) {
+        ASSERT_EQ(more[rank], more[0]) << "the CTAs of a cluster walk the same number of tiles";
+        if (more[0]) ASSERT_EQ(tiles[rank].multicast, tiles[0].multicast);
+      }
+      if (!more[0]) break;
+      for (const sm90::Tile& tile : tiles) {
+        if (tile.multicast) {
+          ASSERT_TRUE(tile.valid);
+          ASSERT_EQ(tile.group, tiles[0].group) << "only tiles of one expert share an operand";
+        }
+        if (!tile.valid) continue;
+        ASSERT_LT(tile.group, groups);
+        ASSERT_LT(tile.m_block, m_blocks);
+        ASSERT_LT(tile.n_block, n_blocks);
+        ++seen[(tile.group * m_blocks + tile.m_block) * n_blocks + tile.n_block];
+      }
     }
   }
   EXPECT_EQ(seen, expected);
@@ -123,6 +145,8 @@ TEST(Scheduler, NormalLayoutCoversEveryTileExactlyOnce) {
     expect_exact_cover<sm90::Layout::Normal, 128, 112, 7168>(m, 1, {}, {}, grid);
     expect_exact_cover<sm90::Layout::Normal, 64, 16, 2112>(m, 1, {}, {}, grid);
     expect_exact_cover<sm90::Layout::Normal, 128, 160, 1000>(m, 1, {}, {}, grid);
+    expect_exact_cover<sm90::Layout::Normal, 128, 128, 4096, 2, 1>(m, 1, {}, {}, grid / 2 + 1);
+    expect_exact_cover<sm90::Layout::Normal, 64, 32, 2112, 1, 2>(m, 1, {}, {}, grid / 2 + 1);
   }
 }
 
@@ -146,6 +170,8 @@ TEST(Scheduler, ContiguousLayoutCoversEveryExpertTileOnceAndSkipsPadding) {
     const auto m = std::uint32_t(indices.size());
     expect_exact_cover<sm90::Layout::Contiguous, 128, 128, 4096>(m, groups, indices, {}, grid);
     expect_exact_cover<sm90::Layout::Contiguous, 64, 48, 1000>(m, groups, indices, {}, grid);
+    expect_exact_cover<sm90::Layout::Contiguous, 64, 64, 4096, 2, 1>(m, groups, indices, {}, grid / 2 + 1);
+    expect_exact_cover<sm90::Layout::Contiguous, 128, 128, 1000, 1, 2>(m, groups, indices, {}, grid / 2 + 1);
   }
 }
 
@@ -162,6 +188,8 @@ TEST(Scheduler, MaskedLayoutCoversTheRowsOfEachGroupOnly) {
     }
     expect_exact_cover<sm90::Layout::Masked, 128, 160, 4096>(m_max, groups, {}, masked, grid);
     expect_exact_cover<sm90::Layout::Masked, 64, 32, 200>(m_max, groups, {}, masked, grid);
+    expect_exact_cover<sm90::Layout::Masked, 128, 128, 4528, 2, 1>(m_max, groups, {}, masked, grid / 2 + 1);
+    expect_exact_cover<sm90::Layout::Masked, 64, 96, 4096, 1, 2>(m_max, groups, {}, masked, grid / 2 + 1);
   }
 }
 

@@ -1,0 +1,255 @@
+"""GPU benchmark: fgemm against cuBLASLt's block-scaled FP8 GEMM (torch._scaled_mm) on the seed shapes.
+
+Kernel time only, L2 flushed before every call, median of many calls after warm-up. Prints TFLOPS, GB/s and
+the ratios per shape and their geometric means; --json writes the numbers.
+
+    python bench/bench_gpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--jit]
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+import fgemm
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "python"))
+from gpu_reference import random_operands, reference_gemm  # noqa: E402
+
+L2_FLUSH_BYTES = 256 << 20
+
+
+def kernel_time_us(fn, flush, warmup=5, repeats=40):
+    """Median time of fn() in microseconds, measured with CUDA events, L2 flushed before each call."""
+    for _ in range(warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+    for start, end in zip(starts, ends):
+        flush.zero_()
+        start.record()
+        fn()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e3
+
+
+def cublaslt_blockwise(a, sfa, b, sfb):
+    """torch._scaled_mm with 1x128 activation scales (outer-dim-major) and 128x128 weight scales."""
+    scale_a = sfa.t().contiguous().t()  # [M, K/128], M contiguous
+    scale_b = sfb.t()  # [K/128, N/128]
+    return lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+
+
+def bench_normal(shapes, flush):
+    rows = []
+    for shape in shapes:
+        m, n, k = shape["m"], shape["n"], shape["k"]
+        (a, sfa), (b, sfb) = random_operands(m, n, k)
+        d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+        run_fgemm = lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)  # noqa: E731
+        run_fgemm()
+        ref = reference_gemm(a, sfa, b, sfb)
+        diff = fgemm.calc_diff(d, ref)
+        fgemm_us = kernel_time_us(run_fgemm, flush)
+        try:
+            run_cublas = cublaslt_blockwise(a, sfa, b, sfb)
+            cublas_diff = fgemm.calc_diff(run_cublas(), ref)
+            cublas_us = kernel_time_us(run_cublas, flush)
+        except RuntimeError as error:  # a torch build without block-wise scaling
+            print(f"cuBLASLt block-wise unavailable for {m}x{n}x{k}: {error}", file=sys.stderr)
+            cublas_diff, cublas_us = float("nan"), float("nan")
+        flops = 2 * m * n * k
+        bytes_moved = m * k + n * k + m * n * 2 + 4 * (m + n // 128 + 1) * math.ceil(k / 128)
+        rows.append(
+            dict(kind="normal", m=m, n=n, k=k, fgemm_us=fgemm_us, fgemm_tflops=flops / fgemm_us / 1e6,
+                 fgemm_gbps=bytes_moved / fgemm_us / 1e3, calc_diff=diff, cublaslt_us=cublas_us,
+                 cublaslt_tflops=flops / cublas_us / 1e6, cublaslt_calc_diff=cublas_diff,
+                 deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops")))
+        r = rows[-1]
+        print(f"{m:>5} {n:>6} {k:>6} | fgemm {r['fgemm_us']:8.1f} us {r['fgemm_tflops']:7.1f} TFLOPS "
+              f"{r['fgemm_gbps']:6.0f} GB/s diff {diff:.1e} | cuBLASLt {r['cublaslt_tflops']:7.1f} TFLOPS | "
+              f"x{r['fgemm_tflops'] / r['cublaslt_tflops']:.2f} vs cuBLASLt, "
+              f"x{r['fgemm_tflops'] / r['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table)", flush=True)
+    return rows
+
+
+def grouped_operands(groups, m_per_group, n, k):
+    """Per-expert activations [G, m, K] and weights [G, N, K], quantized; scales stacked the same way."""
+    acts = [random_operands(m_per_group, n, k) for _ in range(groups)]
+    a = torch.stack([x[0][0] for x in acts])
+    sfa = torch.stack([x[0][1] for x in acts])
+    b = torch.stack([x[1][0] for x in acts])
+    sfb = torch.stack([x[1][1] for x in acts])
+    return a, sfa, b, sfb
+
+
+def bench_grouped(kind, shapes, flush):
+    """Contiguous (m_per_group rows per expert, no padding) and masked (every group full) seed shapes, against
+    cuBLASLt block-wise called once per expert."""
+    rows = []
+    for shape in shapes:
+        groups, m, n, k = shape["groups"], shape["m_per_group"], shape["n"], shape["k"]
+        a, sfa, b, sfb = grouped_operands(groups, m, n, k)
+        if kind == "contiguous":
+            d = torch.empty(groups * m, n, dtype=torch.bfloat16, device="cuda")
+            m_indices = torch.arange(groups, dtype=torch.int32, device="cuda").repeat_interleave(m)
+            a_flat, sfa_flat = a.reshape(groups * m, k), sfa.reshape(groups * m, -1)
+            run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous(  # noqa: E731
+                (a_flat, sfa_flat), (b, sfb), d, m_indices)
+            out = lambda g: d[g * m:(g + 1) * m]  # noqa: E731
+        else:
+            d = torch.empty(groups, m, n, dtype=torch.bfloat16, device="cuda")
+            masked_m = torch.full((groups,), m, dtype=torch.int32, device="cuda")
+            run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, m)  # noqa: E731
+            out = lambda g: d[g]  # noqa: E731
+        run_fgemm()
+        diff = max(fgemm.calc_diff(out(g), reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
+        fgemm_us = kernel_time_us(run_fgemm, flush)
+        per_expert = [cublaslt_blockwise(a[g], sfa[g], b[g], sfb[g]) for g in range(groups)]
+        try:
+            cublas_us = kernel_time_us(lambda: [run() for run in per_expert], flush)
+        except RuntimeError as error:
+            print(f"cuBLASLt block-wise unavailable: {error}", file=sys.stderr)
+            cublas_us = float("nan")
+        flops = 2 * groups * m * n * k
+        rows.append(dict(kind=kind, groups=groups, m_per_group=m, n=n, k=k, fgemm_us=fgemm_us,
+                         fgemm_tflops=flops / fgemm_us / 1e6, calc_diff=diff, cublaslt_us=cublas_us,
+                         cublaslt_tflops=flops / cublas_us / 1e6,
+                         deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops")))
+        r = rows[-1]
+        print(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5} | fgemm {fgemm_us:8.1f} us {r['fgemm_tflops']:7.1f} "
+              f"TFLOPS diff {diff:.1e} | cuBLASLt/expert {r['cublaslt_tflops']:7.1f} | "
+              f"x{r['fgemm_tflops'] / r['cublaslt_tflops']:.2f} vs cuBLASLt, "
+              f"x{r['fgemm_tflops'] / r['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table)", flush=True)
+    return rows
+
+
+# (block_m, block_n, cluster_m, cluster_n): a cluster along M shares B, along N shares A.
+SWEEP_CONFIGS = [(64, n, 1, 1) for n in (16, 32, 64, 128, 256)] + [(64, n, 1, 2) for n in (16, 32, 64, 128, 256)] + \
+    [(64, 256, 2, 1), (128, 64, 1, 1), (128, 64, 2, 1)] + \
+    [(128, n, c, 1) for n in (96, 128, 160) for c in (1, 2)] + [(128, 128, 1, 2), (128, 112, 2, 1), (128, 144, 2, 1)]
+
+
+def sweep(shapes, flush):
+    """Times every configuration of SWEEP_CONFIGS on each shape: the data the heuristics are tuned with."""
+    rows = []
+    for shape in shapes:
+        m, n, k = shape["m"], shape["n"], shape["k"]
+        (a, sfa), (b, sfb) = random_operands(m, n, k)
+        d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+        timings = {}
+        for config in SWEEP_CONFIGS:
+            fgemm._C._force_config(*config)
+            try:
+                us = kernel_time_us(lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d), flush, warmup=2, repeats=15)
+            except (ValueError, RuntimeError) as error:
+                print(f"  {config}: {error}", file=sys.stderr)
+                continue
+            finally:
+                fgemm._C._force_config(0, 0)
+            timings["{}x{}c{}x{}".format(*config)] = us
+        best = min(timings, key=timings.get)
+        chosen = kernel_time_us(lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d), flush, warmup=2, repeats=15)
+        print(f"sweep {m:>5} {n:>6} {k:>6}: best {best} {timings[best]:.1f} us, heuristic {chosen:.1f} us | " +
+              " ".join(f"{key}:{us:.0f}" for key, us in timings.items()), flush=True)
+        rows.append(dict(m=m, n=n, k=k, timings_us=timings, heuristic_us=chosen))
+    return rows
+
+
+def geomean(values):
+    values = [v for v in values if v == v and v > 0]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
+
+
+JIT_PROGRAM = """
+import time, torch, fgemm
+(a, sfa), (b, sfb) = fgemm.per_token_cast_to_fp8(torch.randn(256, 4096, device="cuda")), \\
+    fgemm.per_block_cast_to_fp8(torch.randn(3072, 4096, device="cuda"))
+warm = torch.empty(256, 3072, dtype=torch.bfloat16, device="cuda")
+fgemm.fp8_gemm_nt((a[:, :2048], sfa[:, :16]), (b[:, :2048], sfb[:, :16]), warm)  # context, first module
+torch.cuda.synchronize()
+d = torch.empty(256, 3072, dtype=torch.bfloat16, device="cuda")
+start = time.perf_counter(); fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d); torch.cuda.synchronize()
+cold = time.perf_counter() - start
+start = time.perf_counter(); fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d); torch.cuda.synchronize()
+print((cold - (time.perf_counter() - start)) * 1e3)
+"""
+
+
+def cold_jit_ms(compiler):
+    """Compile-and-load time of one new kernel, in a fresh process with an empty cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, FGEMM_CACHE_DIR=cache, FGEMM_JIT_COMPILER=compiler)
+        out = subprocess.run([sys.executable, "-c", JIT_PROGRAM], env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            return f"failed: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode}"
+        return float(out.stdout.strip().splitlines()[-1])
+
+
+def host_overhead_us(calls=200):
+    """Host time per call of fp8_gemm_nt from Python with a warm cache: a burst of calls much shorter than the
+    launch queue, on a tiny shape, timed on the host from an idle GPU (so the queue never blocks the host)."""
+    (a, sfa), (b, sfb) = random_operands(64, 256, 256)
+    d = torch.empty(64, 256, dtype=torch.bfloat16, device="cuda")
+    for _ in range(100):
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(20):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+        samples.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return min(samples)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", default=str(REPO.parent / "shared" / "bench" / "seed_shapes.json"))
+    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--jit", action="store_true", help="also time a cold JIT compile and the host overhead")
+    parser.add_argument("--normal-only", action="store_true", help="skip the grouped (MoE) shapes")
+    parser.add_argument("--sweep", action="store_true", help="also time every tile shape on each normal shape")
+    args = parser.parse_args()
+
+    table = json.loads(Path(args.shapes).read_text())
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}")
+    rows = bench_normal(table["normal"], flush)
+    grouped = []
+    if not args.normal_only:
+        grouped = bench_grouped("contiguous", table["m_grouped_contiguous"], flush) + \
+            bench_grouped("masked", table["m_grouped_masked"], flush)
+    summary = dict(
+        gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+        normal_geomean_vs_cublaslt=geomean([r["fgemm_tflops"] / r["cublaslt_tflops"] for r in rows]),
+        normal_min_vs_cublaslt=min(r["fgemm_tflops"] / r["cublaslt_tflops"] for r in rows),
+        normal_geomean_vs_deepgemm_table=geomean([r["fgemm_tflops"] / r["deepgemm_h100_tflops"] for r in rows]),
+    )
+    if grouped:
+        summary["grouped_min_vs_deepgemm_table"] = min(r["fgemm_tflops"] / r["deepgemm_h100_tflops"] for r in grouped)
+        summary["grouped_geomean_vs_cublaslt"] = geomean([r["fgemm_tflops"] / r["cublaslt_tflops"] for r in grouped])
+    if args.jit:
+        summary["cold_jit_ms_nvrtc"] = cold_jit_ms("nvrtc")
+        summary["cold_jit_ms_nvcc"] = cold_jit_ms("nvcc")
+        summary["host_overhead_us"] = host_overhead_us()
+    sweep_rows = sweep(table["normal"], flush) if args.sweep else []
+    for key, value in summary.items():
+        print(f"{key}: {value:.3f}" if isinstance(value, float) else f"{key}: {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(dict(summary=summary, rows=rows + grouped, sweep=sweep_rows), indent=1))
+
+
+if __name__ == "__main__":
+    main()

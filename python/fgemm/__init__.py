@@ -1,0 +1,52 @@
+"""fgemm: FP8 GEMMs with fine-grained scaling (DeepSeek-V3's recipe), with DeepGEMM's Python names.
+
+CUDA tensors run on a Hopper GPU on the current torch stream; CPU tensors run the CPU backend. Every argument
+is checked: a wrong dtype, shape, stride, device or alignment raises ValueError or TypeError naming the
+argument.
+"""
+
+from importlib.metadata import PackageNotFoundError, version as _version
+
+from ._C import (
+    fp8_gemm_nt,
+    get_m_alignment_for_contiguous_layout,
+    get_num_sms,
+    m_grouped_fp8_gemm_nt_contiguous,
+    m_grouped_fp8_gemm_nt_masked,
+    set_num_sms,
+)
+from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
+from .layout import ceil_div, get_col_major_tma_aligned_tensor, get_mn_major_tma_aligned_tensor, get_tma_aligned_size
+from .numeric import calc_diff
+from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
+
+_add_nvrtc_wheel_dirs()
+
+# DeepGEMM's earlier names of the same operations.
+gemm_fp8_fp8_bf16_nt = fp8_gemm_nt
+m_grouped_gemm_fp8_fp8_bf16_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
+m_grouped_gemm_fp8_fp8_bf16_nt_masked = m_grouped_fp8_gemm_nt_masked
+
+try:
+    __version__ = _version("fgemm")
+except PackageNotFoundError:  # imported from a build tree rather than an installed package
+    __version__ = "unknown"
+
+__all__ = [
+    "fp8_gemm_nt",
+    "m_grouped_fp8_gemm_nt_contiguous",
+    "m_grouped_fp8_gemm_nt_masked",
+    "gemm_fp8_fp8_bf16_nt",
+    "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous",
+    "m_grouped_gemm_fp8_fp8_bf16_nt_masked",
+    "set_num_sms",
+    "get_num_sms",
+    "get_m_alignment_for_contiguous_layout",
+    "get_tma_aligned_size",
+    "get_mn_major_tma_aligned_tensor",
+    "get_col_major_tma_aligned_tensor",
+    "ceil_div",
+    "calc_diff",
+    "per_token_cast_to_fp8",
+    "per_block_cast_to_fp8",
+]

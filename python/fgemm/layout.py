@@ -1,0 +1,54 @@
+"""Sizes and layouts the kernels expect: TMA alignment and the MN-major layout of the activation scales."""
+
+import torch
+
+# TMA (the GPU's tensor memory accelerator) needs every stride but the innermost to be a multiple of 16 bytes.
+_TMA_ALIGNMENT_BYTES = 16
+
+
+def ceil_div(x: int, y: int) -> int:
+    """x / y rounded up, for non-negative x and positive y."""
+    return (x + y - 1) // y
+
+
+def get_tma_aligned_size(x: int, element_size: int) -> int:
+    """x rounded up so that x elements of element_size bytes span a multiple of 16 bytes."""
+    if element_size <= 0 or _TMA_ALIGNMENT_BYTES % element_size != 0:
+        raise ValueError(f"fgemm.get_tma_aligned_size: argument 'element_size' must divide 16, got {element_size}")
+    alignment = _TMA_ALIGNMENT_BYTES // element_size
+    return ceil_div(x, alignment) * alignment
+
+
+def _is_mn_major_tma_aligned(sf: torch.Tensor, aligned_m: int) -> bool:
+    m, k_blocks = sf.shape[-2:]
+    strides = (1, aligned_m) if sf.dim() == 2 else (aligned_m * k_blocks, 1, aligned_m)
+    return sf.stride() == strides
+
+
+def get_mn_major_tma_aligned_tensor(sf: torch.Tensor) -> torch.Tensor:
+    """The scales sf [M, KB] (or [G, M, KB]) in the MN-major, TMA-aligned layout: column-major, each column
+    padded to aligned_M = get_tma_aligned_size(M, element size) elements, so the strides are (1, aligned_M)
+    (or (aligned_M * KB, 1, aligned_M)). Returns sf itself when it already has that layout, else a copy.
+
+    Both layouts of sfa are accepted by the GEMMs; this one costs the GPU kernels nothing, while a row-major
+    sfa costs one small transpose per call. Runs as torch operations (a dedicated GPU kernel comes later).
+    """
+    if not isinstance(sf, torch.Tensor):
+        raise TypeError(f"fgemm.get_mn_major_tma_aligned_tensor: argument 'sf' expected a torch.Tensor, "
+                        f"got {type(sf).__name__}")
+    if sf.dim() not in (2, 3):
+        raise ValueError(f"fgemm.get_mn_major_tma_aligned_tensor: argument 'sf' expected shape [M, KB] or "
+                         f"[G, M, KB], got {list(sf.shape)}")
+    m, k_blocks = sf.shape[-2:]
+    aligned_m = get_tma_aligned_size(m, sf.element_size())
+    if _is_mn_major_tma_aligned(sf, aligned_m):
+        return sf
+    groups = sf.shape[0] if sf.dim() == 3 else 1
+    storage = torch.empty((groups, k_blocks, aligned_m), dtype=sf.dtype, device=sf.device)
+    aligned = storage.transpose(1, 2)[:, :m, :]
+    aligned.copy_(sf.reshape(groups, m, k_blocks))
+    return aligned if sf.dim() == 3 else aligned[0]
+
+
+# DeepGEMM's earlier name for the same layout.
+get_col_major_tma_aligned_tensor = get_mn_major_tma_aligned_tensor

@@ -1,0 +1,23 @@
+// DeepGEMM's keyword arguments that fgemm accepts so that code written for DeepGEMM runs unchanged: each
+// value that means what fgemm does is accepted, any other is refused, never silently ignored.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace fgemm::python {
+
+struct DeepGemmOptions {
+  nanobind::handle recipe;              // None or (1, 128, 128): 1x128 scales for A, 128x128 for B, K blocks of 128
+  nanobind::handle recipe_a;            // None or (1, 128)
+  nanobind::handle recipe_b;            // None or (128, 128)
+  nanobind::handle compiled_dims;       // any string: fgemm compiles every dimension into its kernels
+  nanobind::handle disable_ue8m0_cast;  // True or False: on Hopper neither casts the FP32 scales
+};
+
+// Looks up the accepted values; called once, when the module is imported.
+void init_deepgemm_options();
+
+// Throws fgemm::Error (ValueError or TypeError in Python) naming the first option fgemm cannot honour.
+void check_deepgemm_options(const DeepGemmOptions& options, const char* op);
+
+}  // namespace fgemm::python

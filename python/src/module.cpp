@@ -1,0 +1,154 @@
+// The extension module fgemm._C: DeepGEMM's Python names bound straight to the C++ API, with no Python code
+// on the path of a call. Arguments are read in C++ (torch_tensor.hpp), checked by the C++ API, and its
+// errors become ValueError, TypeError or RuntimeError (errors.hpp).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cpu/isa.hpp"
+#include "cpu/thread_pool.hpp"
+#include "cuda/gemm_sm90.hpp"
+#include "deepgemm_options.hpp"
+#include "driver/nvrtc.hpp"
+#include "errors.hpp"
+#include "fgemm/fgemm.hpp"
+#include "torch_tensor.hpp"
+
+// A macro, not a constant, so that each docstring below is one string literal (nanobind keeps the pointer).
+#define FGEMM_OPTIONS_DOC                                                                                      \
+  "\n\nDeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) " \
+  "(recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels " \
+  "on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). "  \
+  "Any other value raises ValueError or TypeError."
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace fgemm::python {
+namespace {
+
+constexpr const char* kNormal = "fp8_gemm_nt";
+constexpr const char* kContiguous = "m_grouped_fp8_gemm_nt_contiguous";
+constexpr const char* kMasked = "m_grouped_fp8_gemm_nt_masked";
+
+// Calls `gemm` with the stream of `device`. On the CPU the GEMM runs inside the call, so the GIL is released
+// meanwhile (the caller's references keep the tensors alive); on a GPU the call only queues work.
+template <typename Gemm>
+void run_on(const Device& device, const Gemm& gemm) {
+  if (device.type == DeviceType::CPU) {
+    nb::gil_scoped_release released;
+    gemm(nullptr);
+  } else {
+    gemm(current_stream(device));
+  }
+}
+
+// The operands every layout has, read from DeepGEMM's arguments `a` = (a, sfa), `b` = (b, sfb) and `d`, after
+// the DeepGEMM options are checked.
+struct Operands {
+  TensorView a, sfa, b, sfb, d;
+};
+
+Operands read_operands(nb::handle a, nb::handle b, nb::handle d, const DeepGemmOptions& options, const char* op) {
+  check_deepgemm_options(options, op);
+  const auto [a_view, sfa_view] = tensor_pair(a, op, "a", "sfa");
+  const auto [b_view, sfb_view] = tensor_pair(b, op, "b", "sfb");
+  return {a_view, sfa_view, b_view, sfb_view, tensor_view(d, op, "d")};
+}
+
+void fp8_gemm_nt_py(nb::handle a, nb::handle b, nb::handle d, nb::handle c, nb::handle recipe,
+                    nb::handle recipe_a, nb::handle recipe_b, nb::handle compiled_dims,
+                    nb::handle disable_ue8m0_cast) {
+  const Operands x = read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kNormal);
+  std::optional<TensorView> c_view;
+  if (!c.is_none()) c_view = tensor_view(c, kNormal, "c");
+  run_on(x.a.device, [&](Stream stream) { fp8_gemm_nt(x.a, x.sfa, x.b, x.sfb, x.d, c_view, stream); });
+}
+
+void m_grouped_contiguous_py(nb::handle a, nb::handle b, nb::handle d, nb::handle m_indices, nb::handle recipe,
+                             nb::handle recipe_a, nb::handle recipe_b, nb::handle compiled_dims,
+                             nb::handle disable_ue8m0_cast) {
+  const Operands x =
+      read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kContiguous);
+  const TensorView indices = tensor_view(m_indices, kContiguous, "m_indices");
+  run_on(x.a.device, [&](Stream stream) {
+    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, stream);
+  });
+}
+
+void m_grouped_masked_py(nb::handle a, nb::handle b, nb::handle d, nb::handle masked_m, nb::handle expected_m,
+                         nb::handle recipe, nb::handle recipe_a, nb::handle recipe_b, nb::handle compiled_dims,
+                         nb::handle disable_ue8m0_cast) {
+  const Operands x = read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kMasked);
+  const TensorView masked = tensor_view(masked_m, kMasked, "masked_m");
+  const std::int64_t expected = int_argument(expected_m, kMasked, "expected_m");
+  run_on(x.a.device, [&](Stream stream) {
+    m_grouped_fp8_gemm_nt_masked(x.a, x.sfa, x.b, x.sfb, x.d, masked, expected, stream);
+  });
+}
+
+void set_num_sms_py(nb::handle num_sms) {
+  const std::int64_t value = int_argument(num_sms, "set_num_sms", "num_sms");
+  if (value > INT32_MAX)
+    fail_argument(ErrorKind::InvalidValue, "set_num_sms", "num_sms",
+                  "must fit in a 32-bit int, got " + std::to_string(value));
+  set_num_sms(static_cast<int>(value));
+}
+
+}  // namespace
+}  // namespace fgemm::python
+
+// The binding checks every argument itself, to name it in errors: so each one takes any object, None included.
+auto any(const char* name) { return nb::arg(name).none(); }
+
+NB_MODULE(_C, m) {
+  using namespace fgemm::python;
+  init_torch_interop();
+  init_deepgemm_options();
+  register_error_translation();
+
+  m.def("fp8_gemm_nt", &fp8_gemm_nt_py, any("a"), any("b"), any("d"), any("c") = nb::none(),
+        any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
+        any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,
+        "D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, "
+        "sfa [M, ceil(K/128)] and sfb [ceil(N/128), ceil(K/128)] float32, d [M, N] bfloat16 or "
+        "float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream." FGEMM_OPTIONS_DOC);
+  m.def("m_grouped_fp8_gemm_nt_contiguous", &m_grouped_contiguous_py, any("a"), any("b"), any("d"),
+        any("m_indices"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
+        any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,
+        "Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), "
+        "ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a "
+        "padding row whose row of d is left as it was." FGEMM_OPTIONS_DOC);
+  m.def("m_grouped_fp8_gemm_nt_masked", &m_grouped_masked_py, any("a"), any("b"), any("d"), any("masked_m"),
+        any("expected_m"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
+        any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,
+        "Grouped GEMM, masked layout: a [G, M_max, K], b [G, N, K], d [G, M_max, N]; only the first "
+        "masked_m[g] rows of group g are computed (masked_m int32 [G], on the device of a, never read "
+        "by the host); expected_m is a positive hint of the typical masked_m." FGEMM_OPTIONS_DOC);
+  m.def("set_num_sms", &set_num_sms_py, any("num_sms"),
+        "Limits the GPU kernels to num_sms streaming multiprocessors (0: all of the device's).");
+  m.def("get_num_sms", &fgemm::get_num_sms,
+        "The SMs the GPU kernels use: the value of set_num_sms, else the current device's count (0 without a "
+        "usable GPU).");
+  m.def(
+      "get_m_alignment_for_contiguous_layout", [] { return fgemm::kMAlignmentForContiguousLayout; },
+      "Each group's rows in the contiguous layout start at a multiple of this (128).");
+
+  // Beyond the C++ API, from the library's internals: the NVRTC search path (set at import), the CPU backend's
+  // instruction set (for the main job and the benchmark), and a tile-shape switch for tuning (the GPU benchmark).
+  m.def("add_nvrtc_search_dir", &fgemm::driver::add_nvrtc_search_dir, "directory"_a,
+        "Adds a directory to search for libnvrtc; only directories added before NVRTC is first loaded count.");
+  m.def(
+      "cpu_backend",
+      [] {
+        return nb::make_tuple(fgemm::cpu::isa_name(fgemm::cpu::selected_isa()),
+                              fgemm::cpu::ThreadPool::instance().num_threads());
+      },
+      "(instruction set, threads) the CPU backend runs with, e.g. ('avx2', 2).");
+  m.def("_force_config", &fgemm::cuda::force_config, "block_m"_a, "block_n"_a, "cluster_m"_a = 0,
+        "cluster_n"_a = 0,
+        "For tuning: run later GPU GEMMs with this tile and cluster shape (all 0: the heuristics' choice again).");
+}

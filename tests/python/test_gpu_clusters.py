@@ -1,0 +1,53 @@
+"""Two-CTA clusters with TMA multicast, forced on every layout: tiles paired along M share B, along N share A.
+
+A cluster tile whose pair runs past the problem (an odd number of tile rows, in the masked layout known only
+on the device) or spans two experts must still come out right."""
+
+import random
+
+import pytest
+import torch
+
+import fgemm
+from gpu_reference import MAX_DIFF, forced_config, random_operands, reference_gemm
+from test_gpu_grouped import check_contiguous, run_masked
+
+pytestmark = pytest.mark.gpu
+
+CLUSTER_CONFIGS = [(128, 128, 2, 1), (64, 64, 1, 2), (128, 96, 1, 2), (64, 256, 2, 1)]
+
+
+@pytest.mark.parametrize("config", CLUSTER_CONFIGS)
+@pytest.mark.parametrize("m,n,k", [(1, 2112, 7168), (200, 1000, 400), (333, 4528, 1280), (4096, 7168, 2048)])
+def test_normal_layout_with_multicast(config, m, n, k):
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    with forced_config(*config):
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+
+
+@pytest.mark.parametrize("config", CLUSTER_CONFIGS)
+def test_contiguous_layout_with_multicast_across_expert_boundaries(config):
+    # Experts of 1 to 3 tiles of 128 rows: cluster pairs of tile rows often straddle two experts.
+    rng = random.Random(config[1])
+    sizes = [rng.choice([0, 100, 128, 200, 300, 384]) for _ in range(9)]
+    with forced_config(*config):
+        check_contiguous(sizes, 1000, 640)
+
+
+@pytest.mark.parametrize("config", CLUSTER_CONFIGS)
+def test_masked_layout_with_odd_tile_rows(config):
+    # 576 rows: 4.5 tiles of 128, 9 of 64; every group full, then random counts.
+    with forced_config(*config):
+        run_masked(5, 576, 4528, 1280, [576] * 5)
+        rng = random.Random(config[0] + config[1])
+        for _ in range(5):
+            run_masked(5, 576, 4528, 1280, [rng.choice([0, 1, 129, 576, rng.randint(0, 576)]) for _ in range(5)])
+
+
+def test_masked_cuda_graph_replays_with_multicast():
+    with forced_config(128, 128, 2, 1):
+        from test_gpu_grouped import test_masked_cuda_graph_replays_with_new_counts
+        test_masked_cuda_graph_replays_with_new_counts()

@@ -1,0 +1,205 @@
+"""fp8_gemm_nt on a Hopper GPU: correctness against FP64 references on the seed shapes and random shapes."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import torch
+
+import fgemm
+from gpu_reference import MAX_DIFF, random_operands, reference_gemm
+
+pytestmark = pytest.mark.gpu
+
+REPO = Path(__file__).resolve().parents[2]
+SEED_SHAPES = REPO.parent / "shared" / "bench" / "seed_shapes.json"
+# The 18 normal shapes of the seed table, kept here too so that the tests run without it.
+NORMAL_SEED_SHAPES = [
+    (m, n, k)
+    for m in (64, 128, 4096)
+    for n, k in ((2112, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048))
+]
+
+
+def poisoned(shape, dtype):
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+
+
+def row_width(n, dtype):
+    """The least width >= n whose rows start on 16-byte boundaries (the TMA rule)."""
+    per_16_bytes = 16 // torch.tensor([], dtype=dtype).element_size()
+    return -(-n // per_16_bytes) * per_16_bytes
+
+
+def padded_rows(x):
+    """x as a slice of a wider tensor whose rows start on 16-byte boundaries."""
+    m, n = x.shape
+    wide = torch.empty(m, row_width(n, x.dtype), dtype=x.dtype, device=x.device)
+    wide[:, :n] = x
+    return wide[:, :n]
+
+
+def run_and_check(m, n, k, out_dtype=torch.bfloat16, with_c=False, pad_cols=0, pad_rows=0, sfa_mn_major=False):
+    """Writes D into a NaN-poisoned slice of a larger tensor; checks the slice against FP64 and the rest untouched."""
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    if sfa_mn_major:
+        sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    c = padded_rows(torch.randn(m, n, device="cuda")) if with_c else None
+    outer = poisoned((m + pad_rows, row_width(n + pad_cols, out_dtype)), out_dtype)
+    d = outer[:m, :n]
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=c)
+    torch.cuda.synchronize()
+    assert not torch.isnan(d).any(), f"unwritten or NaN outputs for M={m} N={n} K={k}"
+    diff = fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c))
+    assert diff < MAX_DIFF, f"calc_diff {diff:.2e} for M={m} N={n} K={k} {out_dtype} c={with_c}"
+    outside = torch.ones_like(outer, dtype=torch.bool)
+    outside[:m, :n] = False
+    assert torch.isnan(outer[outside]).all(), f"memory beside D was written for M={m} N={n} K={k}"
+    return d
+
+
+def test_seed_table_lists_the_shapes_tested_here():
+    if not SEED_SHAPES.exists():
+        pytest.skip(f"{SEED_SHAPES} not present")
+    table = json.loads(SEED_SHAPES.read_text())["normal"]
+    assert sorted((s["m"], s["n"], s["k"]) for s in table) == sorted(NORMAL_SEED_SHAPES)
+
+
+@pytest.mark.parametrize("m,n,k", NORMAL_SEED_SHAPES)
+def test_seed_shapes(m, n, k):
+    run_and_check(m, n, k)
+
+
+def random_shapes(count, seed):
+    rng = random.Random(seed)
+    shapes = []
+    for i in range(count):
+        m = rng.choice([1, 7, 63, 64, 65, 127, 129, 300, 1000, 2049, 4096, 5000, rng.randint(1, 5000)])
+        n = rng.choice([16, 24, 72, 100, 127, 200, 1000, 2112, 4097, 7168, 19999, rng.randint(16, 20000)])
+        k = 16 * rng.randint(1, 1024) if i % 3 else rng.choice([16, 112, 128, 144, 400, 7168, 16384])
+        shapes.append((m, n, k, i % 2 == 1, i % 4 >= 2))
+    return shapes
+
+
+@pytest.mark.parametrize("m,n,k,fp32_out,with_c", random_shapes(36, seed=2026))
+def test_random_shapes_in_a_padded_output(m, n, k, fp32_out, with_c):
+    run_and_check(m, n, k, torch.float32 if fp32_out else torch.bfloat16, with_c, pad_cols=9, pad_rows=3)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 2112, 7168), (333, 1000, 400), (4096, 7168, 2048)])
+def test_mn_major_scales_give_the_same_bits(m, n, k):
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    d_row = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    d_col = torch.empty_like(d_row)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d_row)
+    fgemm.fp8_gemm_nt((a, fgemm.get_mn_major_tma_aligned_tensor(sfa)), (b, sfb), d_col)
+    assert torch.equal(d_row, d_col)
+
+
+def test_results_are_deterministic():
+    (a, sfa), (b, sfb) = random_operands(4096, 7168, 2048)
+    d1 = torch.empty(4096, 7168, dtype=torch.bfloat16, device="cuda")
+    d2 = poisoned(d1.shape, d1.dtype)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d1)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d2)
+    assert torch.equal(d1, d2)
+
+
+def test_fewer_sms_give_the_same_result():
+    (a, sfa), (b, sfb) = random_operands(1000, 3000, 1024)
+    full = torch.empty(1000, 3000, dtype=torch.bfloat16, device="cuda")
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), full)
+    try:
+        fgemm.set_num_sms(17)
+        assert fgemm.get_num_sms() == 17
+        few = poisoned(full.shape, full.dtype)
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), few)
+    finally:
+        fgemm.set_num_sms(0)
+    assert torch.equal(full, few)
+
+
+def test_two_threads_on_two_streams_agree():
+    operands = [random_operands(777, 2112, 7168) for _ in range(2)]
+    expected = []
+    for (a, sfa), (b, sfb) in operands:
+        d = torch.empty(777, 2112, dtype=torch.bfloat16, device="cuda")
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+        expected.append(d)
+    results = [poisoned((777, 2112), torch.bfloat16) for _ in range(2)]
+    errors = []
+
+    def work(index):
+        try:
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                (a, sfa), (b, sfb) = operands[index]
+                for _ in range(20):
+                    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), results[index])
+            stream.synchronize()
+        except Exception as error:  # surfaced below: a thread's exception would otherwise be lost
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    for got, want in zip(results, expected):
+        assert torch.equal(got, want)
+
+
+def test_capture_in_a_cuda_graph():
+    (a, sfa), (b, sfb) = random_operands(256, 4096, 7168)
+    d = poisoned((256, 4096), torch.bfloat16)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)  # compile outside the capture
+    d.fill_(float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+
+
+def test_scales_on_the_host_are_refused():
+    (a, sfa), (b, sfb) = random_operands(64, 256, 256)
+    d = torch.empty(64, 256, dtype=torch.bfloat16, device="cuda")
+    with pytest.raises(ValueError, match="sfa"):
+        fgemm.fp8_gemm_nt((a, sfa.cpu()), (b, sfb), d)
+
+
+MEMCHECK_PROGRAM = """
+import sys, torch, fgemm
+sys.path.insert(0, {tests!r})
+from gpu_reference import MAX_DIFF, random_operands, reference_gemm
+for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400)]:
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    d = torch.empty(m, n + 8, dtype=torch.float32, device="cuda")[:, :n]
+    c = torch.randn(m, n, device="cuda")
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=c)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c)) < 1e-3
+print("memcheck program done")
+"""
+
+
+def test_compute_sanitizer_memcheck_is_clean(tmp_path):
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not os.path.exists(sanitizer):
+        pytest.skip("compute-sanitizer is not installed")
+    script = tmp_path / "memcheck.py"
+    script.write_text(MEMCHECK_PROGRAM.format(tests=str(Path(__file__).parent)))
+    result = subprocess.run([sanitizer, "--tool", "memcheck", "--error-exitcode", "3", sys.executable, str(script)],
+                            capture_output=True, text=True, timeout=900)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-4000:]
+    assert "memcheck program done" in output
+    assert "ERROR SUMMARY: 0 errors" in output, output[-4000:]
