@@ -71,10 +71,13 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uin
 }
 
 // Arrives on the barrier at the same shared-memory offset in CTA `cta` of the cluster (this CTA included).
+// CTA-scope release: the arrival only says that this warp's wgmma reads of a stage are complete, which needs
+// no fence; a cluster-scope release would add a memory barrier to every arrival, and costs more than half
+// the kernel's speed.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint32_t cta) {
   asm volatile(
       "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]; }" ::"r"(smem_address(barrier)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote]; }" ::"r"(smem_address(barrier)),
       "r"(cta)
       : "memory");
 }

@@ -180,8 +180,11 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
   const uint32_t lane = threadIdx.x % 32;
   // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
   const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
-  const uint32_t smem_a_base = ptx::smem_address(smem_a) + wg_row * 64 * C::kBlockK;
-  const uint32_t smem_b_base = ptx::smem_address(smem_b) + wg_col * C::kWgmmaN * C::kBlockK;
+  // Shared memory ends below 256 KiB, so stepping a descriptor's 14-bit address field never carries over.
+  const uint64_t desc_a_base =
+      ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_a) + wg_row * 64 * C::kBlockK);
+  const uint64_t desc_b_base =
+      ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_b) + wg_col * C::kWgmmaN * C::kBlockK);
   uint8_t* staging = smem_d + warpgroup * C::kSmemDPerWarpgroup;
 
   float partial[C::kWgmmaN / 2] = {};
@@ -197,43 +200,44 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
     const uint32_t rows = kMasked ? scheduler.masked_rows(group) : params.m;
 
-    // Scale pointers: rows outside A read nothing (their scale is 0 and their A rows are TMA zero fill).
+    // Scale pointers, stepped along K block by block. A row past the end reads row 0's scales: its A row is
+    // TMA zero fill, or a row of the masked layout that is never stored.
     const float* sfa_group = params.sfa + group * params.sfa_group_stride;
-    const float* sfa0 = row0 < rows ? sfa_group + row0 * params.sfa_m_stride : nullptr;
-    const float* sfa1 = row1 < rows ? sfa_group + row1 * params.sfa_m_stride : nullptr;
+    const float* sfa0 = sfa_group + (row0 < rows ? row0 : 0) * params.sfa_m_stride;
+    const float* sfa1 = sfa_group + (row1 < rows ? row1 : 0) * params.sfa_m_stride;
     // A warpgroup wholly past N reads the last block's scales; its columns are never stored.
     const uint32_t nb0 = min_of(n_base / 128, C::kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, C::kNumNBlocksOfB - 1);
     const uint32_t first_block_cols = 128 - n_base % 128;  // columns [0, this) use nb0, the rest nb1
     const float* sfb0 = params.sfb + group * params.sfb_group_stride + nb0 * params.sfb_n_stride;
     const float* sfb1 = params.sfb + group * params.sfb_group_stride + nb1 * params.sfb_n_stride;
+    const int64_t sfa_k_stride = params.sfa_k_stride, sfb_k_stride = params.sfb_k_stride;
 
-    // The scales of a block, read from global memory while its MMAs run: sfa of rows 0 and 1, sfb of the two
-    // scale blocks the columns may touch.
+    // The scales of the next block, read from global memory while the current block's MMAs run: sfa of rows 0
+    // and 1, sfb of the two scale blocks the columns may touch.
     struct Scales {
       float a0, a1, b0, b1;
     };
-    auto load_scales = [&](uint32_t kb) {
-      const int64_t ka = kb * params.sfa_k_stride, kbb = kb * params.sfb_k_stride;
-      const float b0 = ptx::load_readonly(sfb0 + kbb);
-      return Scales{sfa0 ? ptx::load_readonly(sfa0 + ka) : 0.0f, sfa1 ? ptx::load_readonly(sfa1 + ka) : 0.0f, b0,
-                    C::kUniformScaleB ? b0 : ptx::load_readonly(sfb1 + kbb)};
+    auto load_next_scales = [&]() {
+      const float b0 = ptx::load_readonly(sfb0);
+      const Scales next{ptx::load_readonly(sfa0), ptx::load_readonly(sfa1), b0,
+                        C::kUniformScaleB ? b0 : ptx::load_readonly(sfb1)};
+      sfa0 += sfa_k_stride, sfa1 += sfa_k_stride, sfb0 += sfb_k_stride, sfb1 += sfb_k_stride;
+      return next;
     };
-    // Waits for block kb's stage and starts its four MMAs (128 of K) into `p`; returns the block's scales.
-    auto issue = [&](uint32_t kb, float (&p)[C::kWgmmaN / 2]) {
+    // Waits for the next block's stage and starts its four MMAs (128 of K) into `p`.
+    auto issue = [&](float (&p)[C::kWgmmaN / 2]) {
       ptx::mbarrier_wait(&full[issue_stage], issue_phase);
 #pragma unroll
       for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(p[i]);
       ptx::wgmma_fence();
+      // Descriptors address shared memory in 16-byte units: step them from the stage's first one.
+      const uint64_t desc_a = desc_a_base + issue_stage * (C::kSmemA / 16);
+      const uint64_t desc_b = desc_b_base + issue_stage * (C::kSmemB / 16);
 #pragma unroll
-      for (uint32_t kk = 0; kk < C::kBlockK / 32; ++kk) {
-        const uint32_t a = smem_a_base + issue_stage * C::kSmemA + kk * 32;
-        const uint32_t b = smem_b_base + issue_stage * C::kSmemB + kk * 32;
-        Wgmma::mma(p, ptx::smem_descriptor_k_major_sw128(a), ptx::smem_descriptor_k_major_sw128(b), kk > 0);
-      }
+      for (uint32_t kk = 0; kk < C::kBlockK / 32; ++kk) Wgmma::mma(p, desc_a + kk * 2, desc_b + kk * 2, kk > 0);
       ptx::wgmma_commit_group();
       if (++issue_stage == kNumStages) issue_stage = 0, issue_phase ^= 1;
-      return load_scales(kb);
     };
     // Once the MMAs of `p` are complete: frees their stage for the producer and promotes the partial sums.
     auto retire = [&](float (&p)[C::kWgmmaN / 2], const Scales& s) {
@@ -266,10 +270,16 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
 #pragma unroll
     for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) acc[i] = 0.0f;
 
+    // The scales of a block are loaded one block ahead, so their latency hides behind a whole block's MMAs.
+    // (A second partial accumulator, to overlap the next block's MMAs with a promotion, does not help:
+    // ptxas serializes wgmma whose accumulators are read while another wgmma is in flight.)
+    Scales scales = load_next_scales();
     for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
-      const Scales scales = issue(kb, partial);
+      issue(partial);
+      const Scales next = kb + 1 < C::kNumKBlocks ? load_next_scales() : scales;
       ptx::wgmma_wait_group<0>();
       retire(partial, scales);
+      scales = next;
     }
 
     // ---------------------------------------------------------------- epilogue
