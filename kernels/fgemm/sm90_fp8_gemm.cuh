@@ -63,8 +63,8 @@ struct GemmConfig {
   static constexpr uint32_t kSliceRowsA = kClusterN > 1 ? kBlockM / kClusterSize : kBlockM;
   static constexpr uint32_t kSliceRowsB = kClusterM > 1 ? kBlockN / kClusterSize : kBlockN;
 
-  // Two math warpgroups split the tile along M (BLOCK_M 128) or along N (BLOCK_M 64).
-  static constexpr uint32_t kNumMathWarpgroups = 2;
+  // The math warpgroups split the tile: three along M (BLOCK_M 192), two along M (128) or two along N (64).
+  static constexpr uint32_t kNumMathWarpgroups = kBlockM == 192 ? 3 : 2;
   static constexpr uint32_t kWarpgroupRows = kBlockM / 64;
   static constexpr uint32_t kWarpgroupCols = kNumMathWarpgroups / kWarpgroupRows;
   static constexpr uint32_t kWgmmaN = kBlockN / kWarpgroupCols;
@@ -94,7 +94,7 @@ struct GemmConfig {
   static constexpr uint32_t kSmemBytes =
       1024 + kNumMathWarpgroups * kSmemDPerWarpgroup + kNumStages * (kSmemA + kSmemB) + kNumStages * 2 * 8;
 
-  static_assert(kBlockM == 64 || kBlockM == 128, "BLOCK_M is 64 or 128");
+  static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
   static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
   // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
@@ -109,9 +109,12 @@ struct GemmConfig {
   static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
 };
 
-// Registers: the producer needs few, the math warpgroups hold two accumulators each.
-constexpr uint32_t kProducerRegisters = 40;
-constexpr uint32_t kMathRegisters = 232;
+// Registers: the producer needs few, the math warpgroups hold two accumulators each. All of them share the
+// SM's 64 K registers: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 24 + 384 x 160 with three.
+template <class C>
+constexpr uint32_t kProducerRegisters = C::kNumMathWarpgroups == 3 ? 24 : 40;
+template <class C>
+constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 160 : 232;
 
 // Loads one operand's box of `rows` x 128 at (k0, row0) for the stage at `dst`. An operand shared by the
 // cluster is loaded as kClusterSize slices: with multicast, this CTA loads only its own slice, to all CTAs.
@@ -171,7 +174,7 @@ template <class C, class Wgmma, class Scheduler>
 __device__ __forceinline__ void consume(const GemmParams& params, Scheduler scheduler, uint8_t* smem_a, uint8_t* smem_b,
                                         uint8_t* smem_d, uint64_t* full, uint64_t* empty,
                                         const ptx::TensorMap* tmap_d) {
-  ptx::setmaxnreg_increase<kMathRegisters>();
+  ptx::setmaxnreg_increase<kMathRegisters<C>>();
   constexpr uint32_t kNumStages = C::kNumStages;
   constexpr bool kMasked = C::kLayout == Layout::Masked;
   const uint32_t warpgroup = threadIdx.x / 128;
@@ -373,7 +376,7 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
 
   if (threadIdx.x / 128 == C::kNumMathWarpgroups) {
     // ---------------------------------------------------------------- producer
-    ptx::setmaxnreg_decrease<kProducerRegisters>();
+    ptx::setmaxnreg_decrease<kProducerRegisters<C>>();
     if (threadIdx.x == kProducerThread) produce<C>(scheduler, rank, smem_a, smem_b, full, empty, tmap_a, tmap_b);
   } else {
     consume<C, Wgmma>(params, scheduler, smem_a, smem_b, smem_d, full, empty, tmap_d);

@@ -177,7 +177,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
                   const_cast<driver::CUtensorMap*>(&tmap_d)};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
-              jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {KernelConfig::kNumThreads, 1, 1},
+              jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {static_cast<unsigned>(config.num_threads()), 1, 1},
                                {cluster, 1, 1}},
               args, static_cast<driver::CUstream>(stream));
 }

@@ -9,13 +9,14 @@ namespace fgemm::cuda {
 namespace {
 
 // A simple machine model of one Hopper SM, in cycles, good enough to rank tilings. Its constants were
-// fitted to the time of 23 tile shapes on each normal seed shape on an H100 (bench/bench_gpu.py --sweep):
-// the chosen tile is then within the run-to-run noise of the best one (5% on average, 15% at worst).
+// fitted to the time of 21 tile shapes on each normal seed shape on an H100 (bench/bench_gpu.py --sweep):
+// the chosen tile is then within 1% of the best one on average, 11% at worst.
 constexpr double kMmaFlopsPerCycle = 8192;       // dense FP8 wgmma throughput of one SM
-constexpr double kSmLoadBytesPerCycle = 56;      // one SM's share of L2-to-SM bandwidth
+constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
 constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
 constexpr double kKBlockOverheadCycles = 400;    // barrier round trips and promotion per K block
-constexpr double kTwoScaleBlocksCycles = 3;      // per column, when a warpgroup's columns need two sfb values
+constexpr double kKBlockOverheadCycles3 = 700;   // the same with three math warpgroups (BLOCK_M 192)
+constexpr double kTwoScaleBlocksCycles = 2;      // per column, when a warpgroup's columns need two sfb values
 constexpr double kTileOverheadCycles = 2400;     // per tile: scale set-up, epilogue latency, pipeline refill
 constexpr double kStoreBytesPerCycle = 64;       // TMA store of D from one SM
 constexpr int kMaxStages = 16;
@@ -23,6 +24,8 @@ constexpr int kMaxStages = 16;
 // the 232 registers a math thread gets. With BLOCK_M 64 each warpgroup holds half of BLOCK_N.
 constexpr int kMaxBlockN128 = 160;
 constexpr int kMaxBlockN64 = 256;
+// BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
+constexpr int kMaxBlockN192 = 128;
 // Adding C loads a tile of it into registers next to the accumulators.
 constexpr int kMaxBlockNWithC = 128;
 
@@ -49,10 +52,16 @@ std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& confi
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters) {
   std::vector<KernelConfig> configs;
-  for (int block_m : {64, 128}) {
-    const int max_block_n =
-        problem.shape.has_c ? kMaxBlockNWithC : block_m == 64 ? kMaxBlockN64 : kMaxBlockN128;
-    const int step = block_m == 64 ? 16 : 8;  // each warpgroup's share of BLOCK_N is a multiple of 8
+  for (int block_m : {64, 128, 192}) {
+    // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
+    if (block_m == 192 && (problem.shape.layout == detail::GemmLayout::Contiguous || problem.shape.has_c))
+      continue;
+    const int max_block_n = problem.shape.has_c ? kMaxBlockNWithC
+                            : block_m == 64     ? kMaxBlockN64
+                            : block_m == 128    ? kMaxBlockN128
+                                                : kMaxBlockN192;
+    // Each warpgroup's share of BLOCK_N is a multiple of 8.
+    const int step = block_m == 64 ? 16 : block_m == 128 ? 8 : 32;
     for (int block_n = step; block_n <= max_block_n; block_n += step) {
       for (auto [cluster_m, cluster_n] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
         if (!with_clusters && cluster_m * cluster_n > 1) continue;
@@ -96,8 +105,9 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
   const double load = (rows_a + rows_b) * KernelConfig::kBlockK / kSmLoadBytesPerCycle;
   const double store = double(config.block_m) * config.block_n * config.output_bytes() / kStoreBytesPerCycle;
   const bool two_scale_blocks = 128 % config.wgmma_n() != 0;
-  const double k_block = std::max(mma, load) + kKBlockOverheadCycles +
-                         (two_scale_blocks ? kTwoScaleBlocksCycles * config.wgmma_n() : 0.0);
+  const double overhead = config.num_math_warpgroups() == 3 ? kKBlockOverheadCycles3 : kKBlockOverheadCycles;
+  const double k_block =
+      std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.wgmma_n() : 0.0);
   const double tile = k_blocks * k_block + store + kTileOverheadCycles;
   const double compute_bound = double(waves) * tile;
 

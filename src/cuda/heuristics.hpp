@@ -21,8 +21,8 @@ struct ProblemSize {
 };
 
 // Every configuration the kernel supports for this problem, with the most stages that fit; with clusters
-// of two CTAs sharing an operand by multicast only when asked. Measured on an H100, the kernel's clusters
-// are still several times slower than single CTAs (docs/PERFORMANCE.md), so the heuristics leave them out.
+// of two CTAs sharing an operand by multicast only when asked: measured on an H100 they are no faster than
+// single CTAs yet (docs/PERFORMANCE.md), so the heuristics leave them out.
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters = false);
 

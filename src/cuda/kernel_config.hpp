@@ -30,9 +30,10 @@ struct KernelConfig {
   int num_sms = 0;  // persistent CTAs launched (at most one per SM)
 
   static constexpr int kBlockK = 128;
-  static constexpr int kNumMathWarpgroups = 2;
-  static constexpr int kNumThreads = 128 * (kNumMathWarpgroups + 1);
 
+  // Math warpgroups: three along M for BLOCK_M 192, two along M for 128, two along N for 64.
+  int num_math_warpgroups() const { return block_m == 192 ? 3 : 2; }
+  int num_threads() const { return 128 * (num_math_warpgroups() + 1); }
   int warpgroup_cols() const { return block_m == 64 ? 2 : 1; }
   int wgmma_n() const { return block_n / warpgroup_cols(); }
   int cluster_size() const { return cluster_m * cluster_n; }

@@ -51,3 +51,19 @@ def test_masked_cuda_graph_replays_with_multicast():
     with forced_config(128, 128, 2, 1):
         from test_gpu_grouped import test_masked_cuda_graph_replays_with_new_counts
         test_masked_cuda_graph_replays_with_new_counts()
+
+
+# Three math warpgroups: tiles of 192 rows (normal and masked layouts; the contiguous layout's 128-row
+# alignment rules them out).
+@pytest.mark.parametrize("config", [(192, 128, 1, 1), (192, 96, 1, 1), (192, 128, 2, 1), (192, 64, 1, 2)])
+def test_three_math_warpgroups(config):
+    with forced_config(*config):
+        for m, n, k in [(1, 2112, 7168), (333, 4528, 1280), (4096, 7168, 2048)]:
+            (a, sfa), (b, sfb) = random_operands(m, n, k)
+            d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+            torch.cuda.synchronize()
+            assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+        run_masked(5, 576, 4528, 1280, [576, 0, 200, 1, 577 - 1])
+    with forced_config(*config), pytest.raises(ValueError, match="not a supported configuration"):
+        check_contiguous([100, 200], 256, 256)
