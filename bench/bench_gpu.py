@@ -65,6 +65,17 @@ def cublaslt_blockwise(a, sfa, b, sfb):
     return lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
 
 
+def against_cublas(run_fgemm, run_cublas, ref, flush):
+    """(cuBLASLt's calc_diff against ref, fgemm's time, cuBLASLt's time); NaN for cuBLASLt where this torch
+    build has no block-wise scaling."""
+    try:
+        cublas_diff = fgemm.calc_diff(run_cublas(), ref) if ref is not None else float("nan")
+        return (cublas_diff, *paired_times_us([run_fgemm, run_cublas], flush))
+    except RuntimeError as error:
+        print(f"cuBLASLt block-wise unavailable: {error}", file=sys.stderr)
+        return float("nan"), kernel_time_us(run_fgemm, flush), float("nan")
+
+
 def bench_normal(shapes, flush):
     rows = []
     for shape in shapes:
@@ -75,27 +86,24 @@ def bench_normal(shapes, flush):
         run_fgemm()
         ref = reference_gemm(a, sfa, b, sfb)
         diff = fgemm.calc_diff(d, ref)
-        try:
-            run_cublas = cublaslt_blockwise(a, sfa, b, sfb)
-            cublas_diff = fgemm.calc_diff(run_cublas(), ref)
-            fgemm_us, cublas_us = paired_times_us([run_fgemm, run_cublas], flush)
-        except RuntimeError as error:  # a torch build without block-wise scaling
-            print(f"cuBLASLt block-wise unavailable for {m}x{n}x{k}: {error}", file=sys.stderr)
-            cublas_diff, cublas_us = float("nan"), float("nan")
-            fgemm_us = kernel_time_us(run_fgemm, flush)
-        flops = 2 * m * n * k
+        run_cublas = cublaslt_blockwise(a, sfa, b, sfb)
+        cublas_diff, fgemm_us, cublas_us = against_cublas(run_fgemm, run_cublas, ref, flush)
         bytes_moved = m * k + n * k + m * n * 2 + 4 * (m + n // 128 + 1) * math.ceil(k / 128)
-        rows.append(
-            dict(kind="normal", m=m, n=n, k=k, fgemm_us=fgemm_us, fgemm_tflops=flops / fgemm_us / 1e6,
-                 fgemm_gbps=bytes_moved / fgemm_us / 1e3, calc_diff=diff, cublaslt_us=cublas_us,
-                 cublaslt_tflops=flops / cublas_us / 1e6, cublaslt_calc_diff=cublas_diff,
-                 deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops")))
-        r = rows[-1]
-        print(f"{m:>5} {n:>6} {k:>6} | fgemm {r['fgemm_us']:8.1f} us {r['fgemm_tflops']:7.1f} TFLOPS "
-              f"{r['fgemm_gbps']:6.0f} GB/s diff {diff:.1e} | cuBLASLt {r['cublaslt_tflops']:7.1f} TFLOPS | "
-              f"x{r['fgemm_tflops'] / r['cublaslt_tflops']:.2f} vs cuBLASLt, "
-              f"x{r['fgemm_tflops'] / r['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table)", flush=True)
+        rows.append(result_row(f"{m:>5} {n:>6} {k:>6}", 2 * m * n * k, fgemm_us, cublas_us, diff, shape,
+                               kind="normal", m=m, n=n, k=k, fgemm_gbps=bytes_moved / fgemm_us / 1e3,
+                               cublaslt_calc_diff=cublas_diff))
     return rows
+
+
+def result_row(label, flops, fgemm_us, cublas_us, diff, shape, **fields):
+    """One shape's numbers as a dict (for --json), printed as a line of the table."""
+    row = dict(fields, fgemm_us=fgemm_us, fgemm_tflops=flops / fgemm_us / 1e6, calc_diff=diff,
+               cublaslt_us=cublas_us, cublaslt_tflops=flops / cublas_us / 1e6,
+               deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops"))
+    print(f"{label} | fgemm {fgemm_us:8.1f} us {row['fgemm_tflops']:7.1f} TFLOPS diff {diff:.1e} | "
+          f"cuBLASLt {row['cublaslt_tflops']:7.1f} TFLOPS | x{row['fgemm_tflops'] / row['cublaslt_tflops']:.2f} vs "
+          f"cuBLASLt, x{row['fgemm_tflops'] / row['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table)", flush=True)
+    return row
 
 
 def grouped_operands(groups, m_per_group, n, k):
@@ -130,22 +138,9 @@ def bench_grouped(kind, shapes, flush):
         run_fgemm()
         diff = max(fgemm.calc_diff(out(g), reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
         per_expert = [cublaslt_blockwise(a[g], sfa[g], b[g], sfb[g]) for g in range(groups)]
-        try:
-            fgemm_us, cublas_us = paired_times_us([run_fgemm, lambda: [run() for run in per_expert]], flush)
-        except RuntimeError as error:
-            print(f"cuBLASLt block-wise unavailable: {error}", file=sys.stderr)
-            cublas_us = float("nan")
-            fgemm_us = kernel_time_us(run_fgemm, flush)
-        flops = 2 * groups * m * n * k
-        rows.append(dict(kind=kind, groups=groups, m_per_group=m, n=n, k=k, fgemm_us=fgemm_us,
-                         fgemm_tflops=flops / fgemm_us / 1e6, calc_diff=diff, cublaslt_us=cublas_us,
-                         cublaslt_tflops=flops / cublas_us / 1e6,
-                         deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops")))
-        r = rows[-1]
-        print(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5} | fgemm {fgemm_us:8.1f} us {r['fgemm_tflops']:7.1f} "
-              f"TFLOPS diff {diff:.1e} | cuBLASLt/expert {r['cublaslt_tflops']:7.1f} | "
-              f"x{r['fgemm_tflops'] / r['cublaslt_tflops']:.2f} vs cuBLASLt, "
-              f"x{r['fgemm_tflops'] / r['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table)", flush=True)
+        _, fgemm_us, cublas_us = against_cublas(run_fgemm, lambda: [run() for run in per_expert], None, flush)
+        rows.append(result_row(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5}", 2 * groups * m * n * k, fgemm_us,
+                               cublas_us, diff, shape, kind=kind, groups=groups, m_per_group=m, n=n, k=k))
     return rows
 
 

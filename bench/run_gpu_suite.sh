@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a machine with a Hopper GPU: build and install fgemm, run the GPU tests, then the benchmark.
+# On a machine with a Hopper GPU: build and install fgemm, run the GPU tests, then the benchmarks.
 # Logs and the benchmark's JSON go to $OUT (default: ./gpu-suite-out). Extra arguments go to the benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +17,6 @@ python3 -m pytest -q -m gpu --maxfail=10 tests/python -p no:cacheprovider 2>&1 |
 tests_status=${PIPESTATUS[0]}
 echo "== benchmark"
 python3 bench/bench_gpu.py --json "$OUT/bench.json" "$@" 2>&1 | tee "$OUT/bench.log"
+echo "== quantization benchmark"
+python3 bench/bench_quant.py --json "$OUT/bench_quant.json" 2>&1 | tee "$OUT/bench_quant.log"
 exit "$tests_status"

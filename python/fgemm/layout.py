@@ -2,6 +2,8 @@
 
 import torch
 
+from . import _C
+
 # TMA (the GPU's tensor memory accelerator) needs every stride but the innermost to be a multiple of 16 bytes.
 _TMA_ALIGNMENT_BYTES = 16
 
@@ -25,13 +27,22 @@ def _is_mn_major_tma_aligned(sf: torch.Tensor, aligned_m: int) -> bool:
     return sf.stride() == strides
 
 
+def empty_mn_major_scales(lead: tuple, m: int, k_blocks: int, device) -> torch.Tensor:
+    """An uninitialised float32 tensor [*lead, m, k_blocks] (lead: () or (G,)) in the MN-major, TMA-aligned
+    layout; the padding rows of each column lie outside the view."""
+    aligned_m = get_tma_aligned_size(m, 4)
+    storage = torch.empty((*lead, k_blocks, aligned_m), dtype=torch.float32, device=device)
+    return storage.transpose(-1, -2)[..., :m, :]
+
+
 def get_mn_major_tma_aligned_tensor(sf: torch.Tensor) -> torch.Tensor:
-    """The scales sf [M, KB] (or [G, M, KB]) in the MN-major, TMA-aligned layout: column-major, each column
-    padded to aligned_M = get_tma_aligned_size(M, element size) elements, so the strides are (1, aligned_M)
-    (or (aligned_M * KB, 1, aligned_M)). Returns sf itself when it already has that layout, else a copy.
+    """The float32 scales sf [M, KB] (or [G, M, KB]) in the MN-major, TMA-aligned layout: column-major, each
+    column padded to aligned_M = get_tma_aligned_size(M, 4) elements, so the strides are (1, aligned_M) (or
+    (aligned_M * KB, 1, aligned_M)). Returns sf itself when it already has that layout, else a copy made by
+    one kernel (on the GPU for CUDA tensors, on the current torch stream; on the CPU for CPU tensors).
 
     Both layouts of sfa are accepted by the GEMMs; this one costs the GPU kernels nothing, while a row-major
-    sfa costs one small transpose per call. Runs as torch operations (a dedicated GPU kernel comes later).
+    sfa costs one small transpose per call. The quantizers can write it directly (mn_major_scales=True).
     """
     if not isinstance(sf, torch.Tensor):
         raise TypeError(f"fgemm.get_mn_major_tma_aligned_tensor: argument 'sf' expected a torch.Tensor, "
@@ -40,14 +51,11 @@ def get_mn_major_tma_aligned_tensor(sf: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"fgemm.get_mn_major_tma_aligned_tensor: argument 'sf' expected shape [M, KB] or "
                          f"[G, M, KB], got {list(sf.shape)}")
     m, k_blocks = sf.shape[-2:]
-    aligned_m = get_tma_aligned_size(m, sf.element_size())
-    if _is_mn_major_tma_aligned(sf, aligned_m):
+    if _is_mn_major_tma_aligned(sf, get_tma_aligned_size(m, sf.element_size())):
         return sf
-    groups = sf.shape[0] if sf.dim() == 3 else 1
-    storage = torch.empty((groups, k_blocks, aligned_m), dtype=sf.dtype, device=sf.device)
-    aligned = storage.transpose(1, 2)[:, :m, :]
-    aligned.copy_(sf.reshape(groups, m, k_blocks))
-    return aligned if sf.dim() == 3 else aligned[0]
+    aligned = empty_mn_major_scales(tuple(sf.shape[:-2]), m, k_blocks, sf.device)
+    _C.copy_scales(sf, aligned)
+    return aligned
 
 
 # DeepGEMM's earlier name for the same layout.

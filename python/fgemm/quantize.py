@@ -2,16 +2,21 @@
 
 Activations get one FP32 scale per 1x128 block (per token, per 128 channels of K), weights one per 128x128
 block; each scale is the block's largest magnitude divided by 448 (E4M3's largest finite value), with that
-magnitude clamped below at 1e-4 so that all-zero blocks get a usable scale. Sizes that are not multiples of
-128 are padded with zeros internally. These run as a few torch operations each; a single-pass GPU kernel
-comes later.
+magnitude clamped below at 1e-4 so that all-zero blocks get a usable scale. K and N need not be multiples of
+128: the last blocks are partial. CUDA tensors are quantized by one GPU kernel on the current torch stream,
+CPU tensors by the CPU backend, with the same bits. The exact arithmetic, and what NaN and infinities give,
+is documented in include/fgemm/quantize.hpp.
 """
 
 import torch
 
-FP8_E4M3_MAX = 448.0
-_AMAX_FLOOR = 1e-4
+from . import _C
+from .layout import ceil_div, empty_mn_major_scales
+
 _BLOCK = 128
+# The input dtypes the kernels read; other floating-point inputs are converted to float32 first (exactly, for
+# float16, at the cost of one more pass over the input).
+_KERNEL_DTYPES = (torch.bfloat16, torch.float32)
 
 
 def _check_input(x, name: str, op: str) -> None:
@@ -22,6 +27,70 @@ def _check_input(x, name: str, op: str) -> None:
                          f"got shape {list(x.shape)} of {x.dtype}")
 
 
+def _check_flag(value, name: str, op: str) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"fgemm.{op}: argument '{name}' expected a bool, got {type(value).__name__}")
+
+
+def _check_gran_k(gran_k, op: str) -> None:
+    if gran_k != _BLOCK:
+        raise ValueError(f"fgemm.{op}: argument 'gran_k' must be 128 (fgemm scales blocks of 128 columns), "
+                         f"got {gran_k!r}")
+
+
+def _kernel_input(x: torch.Tensor) -> torch.Tensor:
+    """x in a dtype the kernels read, its last dimension contiguous: converted or copied where it is not."""
+    if x.dtype not in _KERNEL_DTYPES:
+        x = x.float()
+    return x if x.size(-1) <= 1 or x.stride(-1) == 1 else x.contiguous()
+
+
+def per_token_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int = 128, *,
+                          mn_major_scales: bool = False):
+    """x [M, K] (or [G, M, K]), any float dtype and layout -> (x_fp8 [M, K] float8_e4m3fn, contiguous;
+    sfa [M, ceil(K/128)] float32), with x ~= x_fp8 * sfa repeated over each 1x128 block.
+
+    use_ue8m0: round each scale up to a power of two (as DeepGEMM's argument of that name).
+    gran_k: DeepGEMM's block width; only 128.
+    mn_major_scales: write sfa straight into the MN-major, TMA-aligned layout of
+    get_mn_major_tma_aligned_tensor (strides (1, aligned M)) instead of row-major.
+    """
+    op = "per_token_cast_to_fp8"
+    _check_input(x, "x", op)
+    _check_flag(use_ue8m0, "use_ue8m0", op)
+    _check_gran_k(gran_k, op)
+    _check_flag(mn_major_scales, "mn_major_scales", op)
+    x = _kernel_input(x)
+    *lead, m, k = x.shape
+    k_blocks = ceil_div(k, _BLOCK)
+    x_fp8 = torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
+    if mn_major_scales:
+        sf = empty_mn_major_scales(tuple(lead), m, k_blocks, x.device)
+    else:
+        sf = torch.empty((*lead, m, k_blocks), dtype=torch.float32, device=x.device)
+    _C.per_token_cast_to_fp8(x, x_fp8, sf, use_ue8m0)
+    return x_fp8, sf
+
+
+def per_block_cast_to_fp8(w: torch.Tensor, use_ue8m0: bool = False, gran_k: int = 128):
+    """w [N, K] (or [G, N, K]), any float dtype and layout -> (w_fp8 [N, K] float8_e4m3fn,
+    sfb [ceil(N/128), ceil(K/128)] float32), both contiguous, with w ~= w_fp8 * sfb repeated over each 128x128
+    block.
+
+    use_ue8m0: round each scale up to a power of two. gran_k: only 128.
+    """
+    op = "per_block_cast_to_fp8"
+    _check_input(w, "w", op)
+    _check_flag(use_ue8m0, "use_ue8m0", op)
+    _check_gran_k(gran_k, op)
+    w = _kernel_input(w)
+    *lead, n, k = w.shape
+    w_fp8 = torch.empty(w.shape, dtype=torch.float8_e4m3fn, device=w.device)
+    sf = torch.empty((*lead, ceil_div(n, _BLOCK), ceil_div(k, _BLOCK)), dtype=torch.float32, device=w.device)
+    _C.per_block_cast_to_fp8(w, w_fp8, sf, use_ue8m0)
+    return w_fp8, sf
+
+
 def _pad_last_dims(x: torch.Tensor, rows_multiple: int) -> torch.Tensor:
     """x with its last dimension padded with zeros to a multiple of 128, its second last to rows_multiple."""
     rows, cols = x.shape[-2:]
@@ -30,31 +99,6 @@ def _pad_last_dims(x: torch.Tensor, rows_multiple: int) -> torch.Tensor:
     if pad_cols == 0 and pad_rows == 0:
         return x
     return torch.nn.functional.pad(x, (0, pad_cols, 0, pad_rows))
-
-
-def per_token_cast_to_fp8(x: torch.Tensor):
-    """x [M, K] (or [G, M, K]), any float dtype -> (x_fp8 [M, K] float8_e4m3fn, sfa [M, ceil(K/128)] float32),
-    both contiguous, with x ~= x_fp8 * sfa repeated over each 1x128 block."""
-    _check_input(x, "x", "per_token_cast_to_fp8")
-    k = x.shape[-1]
-    padded = _pad_last_dims(x.float(), 1)
-    blocks = padded.unflatten(-1, (-1, _BLOCK))
-    amax = blocks.abs().amax(dim=-1).clamp(min=_AMAX_FLOOR)
-    x_fp8 = (blocks * (FP8_E4M3_MAX / amax).unsqueeze(-1)).to(torch.float8_e4m3fn)
-    return x_fp8.flatten(-2)[..., :k].contiguous(), amax / FP8_E4M3_MAX
-
-
-def per_block_cast_to_fp8(w: torch.Tensor):
-    """w [N, K] (or [G, N, K]), any float dtype -> (w_fp8 [N, K] float8_e4m3fn, sfb [ceil(N/128), ceil(K/128)]
-    float32), both contiguous, with w ~= w_fp8 * sfb repeated over each 128x128 block."""
-    _check_input(w, "w", "per_block_cast_to_fp8")
-    n, k = w.shape[-2:]
-    padded = _pad_last_dims(w.float(), _BLOCK)
-    blocks = padded.unflatten(-1, (-1, _BLOCK)).unflatten(-3, (-1, _BLOCK))  # [..., NB, 128, KB, 128]
-    amax = blocks.abs().amax(dim=(-3, -1), keepdim=True).clamp(min=_AMAX_FLOOR)
-    w_fp8 = (blocks * (FP8_E4M3_MAX / amax)).to(torch.float8_e4m3fn)
-    w_fp8 = w_fp8.flatten(-2).flatten(-3, -2)[..., :n, :k].contiguous()
-    return w_fp8, (amax / FP8_E4M3_MAX).squeeze(-1).squeeze(-2)
 
 
 def per_token_dequantize(x_fp8: torch.Tensor, sf: torch.Tensor, dtype=torch.float32) -> torch.Tensor:

@@ -1,0 +1,121 @@
+"""GPU benchmark of the quantization kernels against the device's copy bandwidth and the torch-op chains they
+replace.
+
+For each M x K (BF16 input): the kernel's time (CUDA events, L2 flushed before every call by zeroing a 256 MB
+buffer, median of many calls after warm-up), its bandwidth (bytes read + written) as a fraction of the copy
+bandwidth measured in the same run (a torch copy of a large tensor), and the time of the torch-op chain. Kernels:
+per_token_cast_to_fp8 with row-major and with MN-major scales, per_block_cast_to_fp8 (M as N), and
+get_mn_major_tma_aligned_tensor of the per-token scales.
+
+    python bench/bench_quant.py [--json out.json]
+"""
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import torch
+
+import fgemm
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "python"))
+from bench_gpu import L2_FLUSH_BYTES, kernel_time_us  # noqa: E402  (the GEMM benchmark's timing)
+from quantize_reference import assert_same_codes, assert_same_scales, deepgemm_per_token  # noqa: E402
+
+COPY_BYTES = 1 << 30
+ROWS = (1, 64, 4096, 32768)
+COLS = (2048, 7168)
+
+
+def copy_bandwidth_gbps(flush):
+    """Bytes read and written per second by a torch copy of a 1 GiB tensor: the device's practical bound."""
+    src = torch.empty(COPY_BYTES, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    return 2 * COPY_BYTES / kernel_time_us(lambda: dst.copy_(src), flush, warmup=3, repeats=20) / 1e3
+
+
+def torch_per_block(w):
+    """The torch-op chain per_block_cast_to_fp8 replaces (fgemm's previous implementation)."""
+    n, k = w.shape
+    padded = torch.nn.functional.pad(w.float(), (0, -k % 128, 0, -n % 128))
+    blocks = padded.unflatten(-1, (-1, 128)).unflatten(-3, (-1, 128))
+    amax = blocks.abs().amax(dim=(-3, -1), keepdim=True).clamp(min=1e-4)
+    codes = (blocks * (448.0 / amax)).to(torch.float8_e4m3fn).flatten(-2).flatten(-3, -2)[:n, :k].contiguous()
+    return codes, (amax / 448.0).squeeze(-1).squeeze(-2)
+
+
+def torch_mn_major(sf):
+    """The torch-op copy get_mn_major_tma_aligned_tensor replaces."""
+    m, kb = sf.shape
+    aligned = torch.empty(kb, fgemm.get_tma_aligned_size(m, 4), device=sf.device).t()[:m]
+    return aligned.copy_(sf)
+
+
+def torch_per_token_mn_major(x):
+    """The torch-op chains per_token_cast_to_fp8(x, mn_major_scales=True) replaces."""
+    codes, scales = deepgemm_per_token(x)
+    return codes, torch_mn_major(scales)
+
+
+def same_bits(kernel_result, chain_result):
+    """Whether the kernel's result (codes and scales, or scales) has the bits of the chain's, NaN matching NaN."""
+    try:
+        if isinstance(kernel_result, tuple):
+            assert_same_codes(kernel_result[0], chain_result[0])
+            assert_same_scales(kernel_result[1], chain_result[1])
+        else:
+            assert_same_scales(kernel_result, chain_result)
+    except AssertionError:
+        return False
+    return True
+
+
+def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
+    kernel_us = kernel_time_us(kernel, flush, warmup=10, repeats=100)
+    chain_us = kernel_time_us(chain, flush, warmup=10, repeats=100)
+    gbps = bytes_moved / kernel_us / 1e3
+    same = same_bits(kernel(), chain())
+    row = dict(kernel=name, m=m, k=k, bytes=bytes_moved, kernel_us=kernel_us, kernel_gbps=gbps,
+               fraction_of_copy=gbps / copy_gbps, torch_chain_us=chain_us, speedup=chain_us / kernel_us,
+               same_bits_as_chain=same)
+    print(f"{name:<18} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy | "
+          f"torch chain {chain_us:9.2f} us  x{chain_us / kernel_us:6.1f} | same bits: {same}", flush=True)
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the results to this file")
+    args = parser.parse_args()
+
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    copy_gbps = copy_bandwidth_gbps(flush)
+    print(f"{torch.cuda.get_device_name()}: copy bandwidth {copy_gbps:.0f} GB/s (read + write)")
+    rows = []
+    for m in ROWS:
+        for k in COLS:
+            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+            kb = math.ceil(k / 128)
+            token_bytes = m * k * 3 + m * kb * 4
+            rows.append(measure("per_token", m, k, token_bytes, lambda: fgemm.per_token_cast_to_fp8(x),
+                                lambda: deepgemm_per_token(x), copy_gbps, flush))
+            rows.append(measure("per_token_mn_major", m, k, token_bytes,
+                                lambda: fgemm.per_token_cast_to_fp8(x, mn_major_scales=True),
+                                lambda: torch_per_token_mn_major(x), copy_gbps, flush))
+            block_bytes = m * k * 3 + math.ceil(m / 128) * kb * 4
+            rows.append(measure("per_block", m, k, block_bytes, lambda: fgemm.per_block_cast_to_fp8(x),
+                                lambda: torch_per_block(x), copy_gbps, flush))
+            sf = torch.rand(m, kb, device="cuda")
+            rows.append(measure("mn_major_scales", m, k, 2 * m * kb * 4,
+                                lambda: fgemm.get_mn_major_tma_aligned_tensor(sf), lambda: torch_mn_major(sf),
+                                copy_gbps, flush))
+    if args.json:
+        Path(args.json).write_text(json.dumps(dict(device=torch.cuda.get_device_name(), copy_gbps=copy_gbps,
+                                                   rows=rows), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+// Quantization to FP8 E4M3 with DeepSeek-V3's fine-grained scales, and the layouts of scales.
+//
+// Tensors on the CPU run the CPU backend; tensors on a CUDA device run JIT-compiled kernels on `stream`
+// (an sm_90 GPU, as for the GEMMs). Both give the same bits. Every argument is validated and a violation
+// throws fgemm::Error naming the argument, what was expected and what was given.
+//
+// Arithmetic. For each block of x (1 x 128 for per_token_cast_to_fp8, 128 x 128 for per_block_cast_to_fp8;
+// the blocks at the right and bottom edges are partial where K or N is not a multiple of 128), in FP32,
+// every multiplication and reciprocal rounded once to nearest even:
+//
+//   amax  = max(max over the block of |x|, 1e-4)
+//   scale = amax * fl(1/448)                    (fl(1/448): the FP32 nearest 1/448)
+//   q     = e4m3(x * (448 * (1 / amax)))
+//
+// and with use_ue8m0 the scale is a power of two (UE8M0, an exponent alone), rounded up exactly:
+//
+//   scale = 2^ceil(log2(amax * fl(1/448)))      q = e4m3(x * (1 / scale))   (which is x / scale exactly)
+//
+// e4m3() rounds to nearest even and would saturate to +-448, but never has to: scaled finite inputs stay
+// below 464, the least magnitude that rounds beyond 448. These are the operations PyTorch performs for
+// DeepGEMM's reference `x * (448.0 / amax)` with `amax / 448.0` on CUDA tensors, so that reference gives the
+// same bits. With use_ue8m0, DeepGEMM's reference `2 ** ceil(log2(s))` in FP32 differs where log2 rounds a
+// scale just above a power of two down to that power; fgemm takes the exact exponent.
+//
+// Special values: a NaN in a block makes its scale NaN and every code of the block NaN. Otherwise an
+// infinity makes the scale +inf, the codes of the infinite elements NaN and those of the finite ones +-0
+// (x * 0), so a GEMM fed with them returns NaN where that block contributes. The sign of a NaN is not
+// specified (E4M3 NaN is 0x7F or 0xFF).
+#pragma once
+
+#include "fgemm/fgemm.hpp"
+
+namespace fgemm {
+
+// x [M, K] or [G, M, K], bfloat16 or float32 -> x_fp8 E4M3 of the shape of x, and sf float32
+// [M, ceil(K/128)] (or [G, M, ceil(K/128)]): one scale per token and 128 columns. x and x_fp8 are contiguous
+// in their last dimension; sf may have any strides, e.g. those of the MN-major, TMA-aligned layout DeepGEMM
+// asks for (strides (1, M rounded up to a multiple of 4)). The outputs overlap neither x nor each other.
+void per_token_cast_to_fp8(const TensorView& x, const TensorView& x_fp8, const TensorView& sf, bool use_ue8m0 = false,
+                           Stream stream = nullptr);
+
+// w [N, K] or [G, N, K] -> w_fp8 of the shape of w, and sf float32 [ceil(N/128), ceil(K/128)] (or
+// [G, ceil(N/128), ceil(K/128)]): one scale per 128 x 128 block. The same rules as per_token_cast_to_fp8.
+void per_block_cast_to_fp8(const TensorView& w, const TensorView& w_fp8, const TensorView& sf, bool use_ue8m0 = false,
+                           Stream stream = nullptr);
+
+// Copies float32 scales sf [M, KB] (or [G, M, KB]) into `out` of the same shape and any layout, e.g. from
+// row-major into the MN-major, TMA-aligned layout. sf may have any non-negative strides; out's elements
+// are distinct and overlap no element of sf.
+void copy_scales(const TensorView& sf, const TensorView& out, Stream stream = nullptr);
+
+}  // namespace fgemm

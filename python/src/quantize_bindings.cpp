@@ -1,0 +1,65 @@
+#include "quantize_bindings.hpp"
+
+#include "fgemm/quantize.hpp"
+#include "torch_tensor.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace fgemm::python {
+namespace {
+
+using Quantizer = void (*)(const TensorView&, const TensorView&, const TensorView&, bool, Stream);
+
+// The names an operation's errors use for its arguments.
+struct Names {
+  const char* op;
+  const char* input;
+  const char* codes;
+};
+
+// Reads the tensors, then runs the operation on the stream torch uses on the input's device with the GIL
+// released: on the CPU the work runs inside the call, on a GPU the first call of a shape compiles a kernel (the
+// caller's references keep the tensors alive meanwhile).
+void quantize_py(Quantizer quantizer, const Names& names, nb::handle x, nb::handle codes, nb::handle sf,
+                 bool use_ue8m0) {
+  const TensorView input = tensor_view(x, names.op, names.input);
+  const TensorView output = tensor_view(codes, names.op, names.codes);
+  const TensorView scales = tensor_view(sf, names.op, "sf");
+  const Stream stream = current_stream(input.device);
+  nb::gil_scoped_release released;
+  quantizer(input, output, scales, use_ue8m0, stream);
+}
+
+void copy_scales_py(nb::handle sf, nb::handle out) {
+  const TensorView source = tensor_view(sf, "copy_scales", "sf");
+  const TensorView destination = tensor_view(out, "copy_scales", "out");
+  const Stream stream = current_stream(source.device);
+  nb::gil_scoped_release released;
+  copy_scales(source, destination, stream);
+}
+
+}  // namespace
+
+void register_quantize_bindings(nb::module_& module) {
+  module.def(
+      "per_token_cast_to_fp8",
+      [](nb::handle x, nb::handle x_fp8, nb::handle sf, bool use_ue8m0) {
+        quantize_py(&per_token_cast_to_fp8, {"per_token_cast_to_fp8", "x", "x_fp8"}, x, x_fp8, sf, use_ue8m0);
+      },
+      "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(), "use_ue8m0"_a,
+      "Quantizes x [M, K] (or [G, M, K]), bfloat16 or float32, into x_fp8 (float8_e4m3fn, the shape of x) and sf "
+      "(float32 [M, ceil(K/128)], any strides): one scale per 1 x 128 block.");
+  module.def(
+      "per_block_cast_to_fp8",
+      [](nb::handle w, nb::handle w_fp8, nb::handle sf, bool use_ue8m0) {
+        quantize_py(&per_block_cast_to_fp8, {"per_block_cast_to_fp8", "w", "w_fp8"}, w, w_fp8, sf, use_ue8m0);
+      },
+      "w"_a.none(), "w_fp8"_a.none(), "sf"_a.none(), "use_ue8m0"_a,
+      "Quantizes w [N, K] (or [G, N, K]), bfloat16 or float32, into w_fp8 (float8_e4m3fn, the shape of w) and sf "
+      "(float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.");
+  module.def("copy_scales", &copy_scales_py, "sf"_a.none(), "out"_a.none(),
+             "Copies float32 scales sf [M, KB] (or [G, M, KB]) into out, of the same shape and any layout.");
+}
+
+}  // namespace fgemm::python

@@ -1,0 +1,63 @@
+// A validated quantization call, reduced to what every backend needs. Built only by quantize_validate.cpp,
+// so a backend may trust every field.
+#pragma once
+
+#include <cstdint>
+
+#include "fgemm/tensor.hpp"
+
+namespace fgemm::detail {
+
+// A matrix, or a stack of matrices: element (g, r, c) lies `offset(g, r, c)` elements after `data`.
+template <typename T>
+struct StridedStack {
+  T* data = nullptr;
+  std::int64_t group_stride = 0;  // 0 for a single matrix
+  std::int64_t row_stride = 0;
+  std::int64_t col_stride = 1;
+
+  std::int64_t offset(std::int64_t g, std::int64_t r, std::int64_t c) const {
+    return g * group_stride + r * row_stride + c * col_stride;
+  }
+};
+
+// The shape of the blocks that share one scale.
+enum class ScaleBlock : std::uint8_t {
+  Token,  // 1 x 128: per row, per 128 columns
+  Block,  // 128 x 128
+};
+
+struct QuantizeProblem {
+  ScaleBlock block = ScaleBlock::Token;
+  Device device{};
+  DType input = DType::BF16;  // BF16 or F32
+  bool use_ue8m0 = false;
+
+  std::int64_t groups = 1;
+  std::int64_t rows = 0;  // M or N, per group
+  std::int64_t cols = 0;  // K
+
+  StridedStack<const void> x;    // column stride 1
+  StridedStack<std::uint8_t> q;  // E4M3 codes, the shape of x, column stride 1
+  // Element (g, r, c): the scale of row r (Token) or of rows 128 r .. 128 r + 127 (Block), and of columns
+  // 128 c .. 128 c + 127.
+  StridedStack<float> sf;
+
+  std::int64_t col_blocks() const { return (cols + 127) / 128; }
+  std::int64_t scale_rows() const { return block == ScaleBlock::Token ? rows : (rows + 127) / 128; }
+  bool empty() const { return groups == 0 || rows == 0 || cols == 0; }
+};
+
+// A copy of FP32 scales [groups, rows, cols] from one layout into another.
+struct ScaleCopyProblem {
+  Device device{};
+  std::int64_t groups = 1;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  StridedStack<const float> src;
+  StridedStack<float> dst;
+
+  bool empty() const { return groups == 0 || rows == 0 || cols == 0; }
+};
+
+}  // namespace fgemm::detail
