@@ -20,6 +20,7 @@ struct Tile {
   // The CTAs of the cluster load their shared operand once, each a slice, multicast to all: only when every
   // tile of the cluster tile is valid and of one expert.
   bool multicast;
+  uint32_t rows;  // rows of A to compute: M, M_sum, or masked_m[group] clamped to [0, M_max]
 };
 
 // Tiles of a num_m_blocks x num_n_blocks grid ordered in bands of kBandM tile rows: inside a band,
@@ -81,6 +82,7 @@ struct Scheduler {
     tile.m_block = cluster_row * kClusterM + rank_m;
     tile.n_block = cluster_col * kClusterN + rank_n;
     tile.group = 0;
+    tile.rows = m;
     tile.valid = tile.m_block < num_m_blocks && tile.n_block < kNumNBlocks;
     // Whole cluster tile inside the grid: the last tile of the cluster tile is.
     tile.multicast = (cluster_row + 1) * kClusterM <= num_m_blocks && (cluster_col + 1) * kClusterN <= kNumNBlocks;
@@ -91,12 +93,14 @@ struct Scheduler {
     uint32_t cluster_row, cluster_col;
     if constexpr (kLayout == Layout::Masked) {
       for (; group < num_groups; ++group) {
-        const uint32_t m_blocks = ceil_div(masked_rows(group), kBlockM);
+        const uint32_t rows = masked_rows(group);
+        const uint32_t m_blocks = ceil_div(rows, kBlockM);
         const uint32_t cluster_rows = ceil_div(m_blocks, kClusterM);
         if (next_index < group_first_index + cluster_rows * kNumClusterCols) {
           band_raster<kBandM>(next_index - group_first_index, cluster_rows, kNumClusterCols, cluster_row, cluster_col);
           tile = tile_of(cluster_row, cluster_col, m_blocks);
           tile.group = group;
+          tile.rows = rows;
           next_index += stride;
           return true;
         }

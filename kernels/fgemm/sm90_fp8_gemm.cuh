@@ -201,7 +201,14 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     const uint32_t m_base = tile.m_block * C::kBlockM + wg_row * 64;
     const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWgmmaN;
     const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
-    const uint32_t rows = kMasked ? scheduler.masked_rows(group) : params.m;
+    const uint32_t rows = tile.rows;
+    // The experts of this thread's two rows (contiguous layout), read now for the epilogue, so that the
+    // loads' latency hides behind the K loop.
+    int32_t row_experts[2] = {-1, -1};
+    if constexpr (C::kLayout == Layout::Contiguous) {
+      if (row0 < params.m) row_experts[0] = params.m_indices[row0];
+      if (row1 < params.m) row_experts[1] = params.m_indices[row1];
+    }
 
     // Scale pointers, stepped along K block by block. A row past the end reads row 0's scales: its A row is
     // TMA zero fill, or a row of the masked layout that is never stored.
@@ -302,9 +309,8 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     RowAction actions[2] = {row0 < params.m ? RowAction::Write : RowAction::Skip,
                             row1 < params.m ? RowAction::Write : RowAction::Skip};
     if constexpr (C::kLayout == Layout::Contiguous) {
-      const uint32_t row_of[2] = {row0, row1};
       for (uint32_t half = 0; half < 2; ++half) {
-        const int32_t expert = row_of[half] < params.m ? params.m_indices[row_of[half]] : -1;
+        const int32_t expert = row_experts[half];
         actions[half] = expert == -1 ? RowAction::Skip
                         : group_valid && static_cast<uint32_t>(expert) == tile.group ? RowAction::Write
                                                                                       : RowAction::WriteNaN;
