@@ -79,8 +79,14 @@ BlockShape forced_config() {
   return g_forced;
 }
 
-// The heuristics' choice for a problem, remembered so that a repeated call costs one lookup.
-const KernelConfig& configuration_for(const ProblemSize& size, int device) {
+// The heuristics' choice for a problem and its kernel's cache key, remembered so that a repeated call costs
+// one lookup and builds no string.
+struct Choice {
+  KernelConfig config;
+  std::string name;
+};
+
+const Choice& configuration_for(const ProblemSize& size, int device) {
   using Key =
       std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int, int, int>;
   struct KeyHash {
@@ -91,7 +97,7 @@ const KernelConfig& configuration_for(const ProblemSize& size, int device) {
     }
   };
   static std::mutex mutex;
-  static std::unordered_map<Key, KernelConfig, KeyHash> chosen;
+  static std::unordered_map<Key, Choice, KeyHash> chosen;
 
   const int requested_sms = detail::requested_num_sms();
   const BlockShape forced = forced_config();
@@ -116,7 +122,7 @@ const KernelConfig& configuration_for(const ProblemSize& size, int device) {
     std::fprintf(stderr, "fgemm: M=%lld N=%lld K=%lld -> %s, %d CTAs, %d bytes of shared memory\n",
                  static_cast<long long>(size.m), static_cast<long long>(size.shape.n),
                  static_cast<long long>(size.shape.k), config.name().c_str(), config.num_sms, config.smem_bytes());
-  return chosen.emplace(key, config).first->second;
+  return chosen.emplace(key, Choice{config, config.name()}).first->second;
 }
 
 }  // namespace
@@ -134,8 +140,9 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
   size.num_groups = masked ? p.num_groups : 1;
   size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr};
-  const KernelConfig& config = configuration_for(size, device);
-  const jit::Kernel& kernel = jit::get_kernel(device, config.name(), [&config] {
+  const Choice& choice = configuration_for(size, device);
+  const KernelConfig& config = choice.config;
+  const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] {
     return jit::KernelSpec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
   });
 

@@ -1,8 +1,9 @@
 #include "cuda/tma.hpp"
 
+#include <array>
 #include <cstring>
 #include <string>
-#include <vector>
+#include <unordered_map>
 
 #include "driver/cuda_driver.hpp"
 #include "fgemm/error.hpp"
@@ -50,23 +51,25 @@ driver::CUtensorMap encode(const MatrixBox& matrix, const char* what) {
 }  // namespace
 
 // Encoding costs about a microsecond, a noticeable part of a small GEMM's host time, and a model calls the
-// same GEMMs on the same buffers again and again: each thread remembers the maps it made last.
+// same GEMMs on the same buffers again and again: each thread remembers the maps it made, by the bytes of
+// their MatrixBox (a bounded table, emptied when full).
 driver::CUtensorMap make_tensor_map(const MatrixBox& matrix, const char* what) {
-  struct Entry {
-    MatrixBox matrix;
-    driver::CUtensorMap map;
+  using Key = std::array<unsigned char, sizeof(MatrixBox)>;
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const {
+      std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
+      for (unsigned char byte : key) hash = (hash ^ byte) * 1099511628211ull;
+      return static_cast<std::size_t>(hash);
+    }
   };
-  constexpr std::size_t kRemembered = 64;
-  thread_local std::vector<Entry> recent;
-  thread_local std::size_t next_slot = 0;
-  for (const Entry& entry : recent)
-    if (std::memcmp(&entry.matrix, &matrix, sizeof(MatrixBox)) == 0) return entry.map;
-  const driver::CUtensorMap map = encode(matrix, what);
-  if (recent.size() < kRemembered)
-    recent.push_back({matrix, map});
-  else
-    recent[next_slot++ % kRemembered] = {matrix, map};
-  return map;
+  constexpr std::size_t kRemembered = 256;
+  thread_local std::unordered_map<Key, driver::CUtensorMap, KeyHash> remembered;
+  Key key;
+  std::memcpy(key.data(), &matrix, sizeof(MatrixBox));
+  const auto found = remembered.find(key);
+  if (found != remembered.end()) return found->second;
+  if (remembered.size() >= kRemembered) remembered.clear();
+  return remembered.emplace(key, encode(matrix, what)).first->second;
 }
 
 }  // namespace fgemm::cuda
