@@ -1,10 +1,12 @@
-"""CPU benchmark: fgemm's CPU backend against "dequantise to FP32 + torch.matmul" on the seed shapes.
+"""CPU benchmark: fgemm's CPU backend against dequantising the FP8 operands and calling torch.matmul.
 
-Shapes: M in {64, 128, 1024} times each (N, K) of the seed shape table with K <= 7168. Both sides take the
-same FP8 operands and scales and write a BF16 D; the torch side's time includes the dequantisation. Prints
-the median of several runs per shape, the GFLOPS, the ratio (torch time / fgemm time) and their geometric
-mean; --json writes the numbers. --overhead instead measures the host cost of one call from Python
-(argument reading and checking, no arithmetic: M = 0).
+Shapes: M in {1, 64, 128, 1024} times each (N, K) of the seed shape table with K <= 7168. Every side takes the
+same FP8 operands and scales and writes a BF16 D. The two alternatives dequantise A and B with torch operations
+(E4M3 to the dtype, times the scales) on every call, inside their time: "fp32" dequantises to FP32 and
+multiplies in FP32, then rounds D to BF16; "bf16" dequantises to BF16 (scales rounded to BF16) and multiplies in
+BF16. Prints the median of several runs per shape (the three sides taking turns), fgemm's GFLOPS, the ratio
+(the faster alternative's time / fgemm's time) and its geometric mean; --json writes the numbers. --overhead
+instead measures the host cost of one call from Python (argument reading and checking, no arithmetic: M = 0).
 
     python bench/bench_cpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--overhead]
 """
@@ -23,7 +25,6 @@ from pathlib import Path
 import torch
 
 import fgemm
-from fgemm.quantize import per_block_dequantize, per_token_dequantize
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SHAPES = REPO.parent / "shared" / "bench" / "seed_shapes.json"
@@ -43,14 +44,28 @@ def seed_nk_pairs(path):
     return pairs
 
 
-def median_ms(fn, runs):
-    fn()  # warm-up: starts the thread pools, touches the memory
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
+def median_ms(fns, runs):
+    """The median milliseconds of each of `fns` over `runs` calls, after one warm-up call each (it starts the
+    thread pools and touches the memory). The calls take turns, so that a phase of the shared machine's load
+    weighs on every side alike."""
+    times = [[] for _ in fns]
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+    for _ in range(runs):
+        for fn, fn_times in zip(fns, times):
+            start = time.perf_counter()
+            fn()
+            fn_times.append(time.perf_counter() - start)
+    return [statistics.median(fn_times) * 1e3 for fn_times in times]
+
+
+def dequantize(x_fp8, scales, rows_per_scale, dtype):
+    """x_fp8 [rows, K] (K a multiple of 128) times its scales [ceil(rows / rows_per_scale), K / 128], one per
+    rows_per_scale x 128 block, in `dtype`: two passes of torch operations (the conversion, then the product)."""
+    rows, k = x_fp8.shape
+    assert k % 128 == 0, f"K = {k}: the benchmark's dequantisation takes K a multiple of 128"
+    row_scales = scales.to(dtype).repeat_interleave(rows_per_scale, dim=0)[:rows]
+    return (x_fp8.to(dtype).view(rows, k // 128, 128) * row_scales.unsqueeze(-1)).view(rows, k)
 
 
 def bench_shape(m, n, k, runs):
@@ -62,13 +77,18 @@ def bench_shape(m, n, k, runs):
     def run_fgemm():
         fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
 
-    def run_torch():
-        return (per_token_dequantize(a, sfa) @ per_block_dequantize(b, sfb).T).to(torch.bfloat16)
+    def run_fp32():
+        return (dequantize(a, sfa, 1, torch.float32) @ dequantize(b, sfb, 128, torch.float32).T).to(torch.bfloat16)
 
-    fgemm_ms = median_ms(run_fgemm, runs)
-    torch_ms = median_ms(run_torch, runs)
-    return dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fgemm_gflops=2 * m * n * k / fgemm_ms / 1e6, torch_ms=torch_ms,
-                ratio=torch_ms / fgemm_ms, calc_diff=fgemm.calc_diff(d, run_torch()))
+    def run_bf16():
+        return dequantize(a, sfa, 1, torch.bfloat16) @ dequantize(b, sfb, 128, torch.bfloat16).T
+
+    fgemm_ms, fp32_ms, bf16_ms = median_ms([run_fgemm, run_fp32, run_bf16], runs)
+    row = dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fp32_ms=fp32_ms, bf16_ms=bf16_ms)
+    row["fgemm_gflops"] = 2 * m * n * k / row["fgemm_ms"] / 1e6
+    row["ratio"] = min(row["fp32_ms"], row["bf16_ms"]) / row["fgemm_ms"]
+    row["calc_diff"] = fgemm.calc_diff(d, run_fp32())
+    return row
 
 
 def call_overhead_us():
@@ -105,7 +125,7 @@ def cpu_model():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", default=str(DEFAULT_SHAPES), help="the seed shape table (JSON)")
-    parser.add_argument("--ms", default="64,128,1024", help="the values of M (comma-separated)")
+    parser.add_argument("--ms", default="1,64,128,1024", help="the values of M (comma-separated)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per shape and side (default: 5)")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--overhead", action="store_true", help="measure the host cost of a call instead")
@@ -121,16 +141,18 @@ def main():
                    date=datetime.date.today().isoformat())
     print(f"{machine['cpu']}, {machine['cores']} cores; fgemm {isa} x {threads} threads, "
           f"torch {machine['torch']} x {machine['torch_threads']} threads")
-    print(f"{'M':>5} {'N':>6} {'K':>5} | {'fgemm ms':>9} {'GFLOPS':>7} | {'torch ms':>9} | {'ratio':>5} | calc_diff")
+    print(f"{'M':>5} {'N':>6} {'K':>5} | {'fgemm ms':>9} {'GFLOPS':>7} | {'fp32 ms':>9} {'bf16 ms':>9} | {'ratio':>6} "
+          f"| calc_diff")
     rows = []
     for n, k in seed_nk_pairs(args.shapes):
         for m in map(int, args.ms.split(",")):
             row = bench_shape(m, n, k, args.runs)
             rows.append(row)
-            print(f"{m:>5} {n:>6} {k:>5} | {row['fgemm_ms']:9.2f} {row['fgemm_gflops']:7.1f} | "
-                  f"{row['torch_ms']:9.2f} | {row['ratio']:5.2f} | {row['calc_diff']:.1e}", flush=True)
+            print(f"{m:>5} {n:>6} {k:>5} | {row['fgemm_ms']:9.3f} {row['fgemm_gflops']:7.1f} | "
+                  f"{row['fp32_ms']:9.2f} {row['bf16_ms']:9.2f} | {row['ratio']:6.1f} | {row['calc_diff']:.1e}",
+                  flush=True)
     geomean = math.exp(statistics.mean(math.log(row["ratio"]) for row in rows))
-    print(f"geometric mean of the ratio (torch time / fgemm time): {geomean:.2f}")
+    print(f"geometric mean of the ratio (faster alternative's time / fgemm time): {geomean:.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps(dict(machine=machine, rows=rows, geomean_ratio=geomean), indent=1))
 

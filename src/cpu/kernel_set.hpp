@@ -1,8 +1,10 @@
-// The instruction-set-specific half of the blocked GEMM (blocked_gemm.cpp drives it): how a block of A or
-// B is decoded from E4M3 and packed, and the micro-kernels that multiply packed blocks.
+// The instruction-set-specific half of the CPU backend (blocked_gemm.cpp and direct_gemm.cpp drive it): how
+// A and B are decoded from E4M3 and packed, the micro-kernels that multiply packed blocks, and the dot
+// kernels of the path for few rows.
 //
 // Each instruction set's kernel set lives in its own file compiled with that set's flags. This header is
-// shared by files compiled with different flags, so it holds declarations only (no inline code).
+// shared by files compiled with different flags, so it holds declarations only (no inline code; code that
+// the sets share lives in headers of internal linkage: avx512_common.hpp, dot_tile.hpp).
 #pragma once
 
 #include <cstdint>
@@ -21,11 +23,16 @@ constexpr int kMaxPanelRows = 14;
 // K bytes apart leave the loads waiting on memory (measured: several times slower to pack). The packed
 // span holds one block per kBlockK values of K.
 
-// Decodes rows [0, rows) x columns [0, k_len) of an E4M3 matrix (row stride in bytes) into packed A: block
-// kb (K values [kb * kBlockK, ...)) starts at element kb * rows * kBlockK and is row-major with kBlockK
-// elements per row, whatever the block's length.
+// Decoded rows of A and B are zero-filled past their last value of K up to a multiple of kPadK values, so
+// that the BF16 dot kernels read whole vectors of 32 values (K itself is a multiple of 16 only).
+constexpr std::int64_t kPadK = 32;
+
+// Decodes rows [0, rows) x columns [0, k_len) of an E4M3 matrix (row stride in bytes) into packed A: row r
+// of block kb (K values [kb * kBlockK, ...)) starts at element (kb * packed_rows + r) * kBlockK, whatever
+// the block's length, and is zero-filled up to kPadK; packed_rows >= rows leaves room for the rows of a
+// taller matrix, so that row ranges of one matrix can be packed apart.
 using PackA = void (*)(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
-                       void* packed);
+                       std::int64_t packed_rows, void* packed);
 
 // Decodes rows [0, cols) x columns [0, k_len) of B (its rows are the columns of D) into packed B: block kb
 // starts at element kb * padded_cols * kBlockK (padded_cols: cols rounded up to panel_cols) and holds
@@ -41,13 +48,51 @@ using PackB = void (*)(const std::uint8_t* b, std::int64_t row_stride, std::int6
 using MicroKernel = void (*)(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales,
                              float* acc, std::int64_t acc_stride, bool first_block);
 
+// Decodes `rows` rows of B, k values each (row stride in bytes), into the kernels' element type, in the order
+// of K: row r starts at element r * padded_k (padded_k: k rounded up to a multiple of kPadK) and is
+// zero-filled past k.
+using DecodeRows = void (*)(const std::uint8_t* b, std::int64_t row_stride, std::int64_t rows, std::int64_t k,
+                            void* decoded);
+
+// The dot kernels' tile: R rows of A times J = DotKernels::tile / R decoded rows of B, over one span of K
+// (k_len values, starting at a K block boundary). A is packed A (PackA's layout: row r of K block kb at
+// element kb * a_block_stride + r * kBlockK), B row j starts at element j * b_row_stride. Each (r, j) keeps a
+// sum of DotKernels::lanes FP32 lanes between calls, at lane_sums + (r * J + j) * lanes (64-byte aligned): the
+// products of each K block are summed in FP32 and scaled by scales[kb * scale_stride + r] (kb counted from
+// the span's first block) into the lanes. `first` starts the lanes from zero; `last` writes the total of
+// each (r, j)'s lanes to out[r * out_stride + j] instead of keeping the lanes.
+using DotKernel = void (*)(const void* packed_a, std::int64_t a_block_stride, const void* decoded_b,
+                           std::int64_t b_row_stride, std::int64_t k_len, const float* scales,
+                           std::int64_t scale_stride, float* lane_sums, bool first, bool last, float* out,
+                           std::int64_t out_stride);
+
+// out[j] = sums[j] + c[j] (or sums[j] where c is null) rounded to BF16 as bf16_from_float does (to nearest,
+// ties to even; a NaN stays a NaN, quietened), for j in [0, cols): one row of a BF16 D.
+using WriteBf16Row = void (*)(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out);
+
+// The row counts R of the dot kernels: DotKernels::kernels[i] handles kDotRows[i] rows.
+constexpr int kDotRows[] = {1, 2, 4};
+
+// The path of the dot kernels (direct_gemm.hpp).
+struct DotKernels {
+  int tile;   // R x J of every dot kernel: 4 or 8
+  int lanes;  // FP32 lanes of one (r, j) sum
+  DecodeRows decode_rows;
+  DotKernel kernels[3];  // for each R in kDotRows
+};
+
 struct KernelSet {
+  // Row blocks of up to this many rows take the path of the dot kernels, longer ones the micro-kernels:
+  // where each is faster, measured with this set on N = 4096, K = 2048.
+  int max_direct_rows;
+  int packed_element_bytes;  // 4 (FP32) or 2 (BF16), in packed A, packed B and decoded B rows alike
   int max_rows;              // micro_kernels[r - 1] handles r rows, for r in [1, max_rows]
   int panel_cols;            // columns of every micro-kernel; divides kBlockN
-  int packed_element_bytes;  // 4 (FP32) or 2 (BF16)
   PackA pack_a;
   PackB pack_b;
   MicroKernel micro_kernels[kMaxPanelRows];
+  DotKernels dot;
+  WriteBf16Row write_bf16_row;
 };
 
 extern const KernelSet kScalarKernels;

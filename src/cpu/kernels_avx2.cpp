@@ -1,10 +1,13 @@
-// The AVX2 kernel set: E4M3 decoded to FP32 while packing, 6x16 FMA micro-kernels.
+// The AVX2 kernel set: E4M3 decoded to FP32 while packing, 6x16 FMA micro-kernels and 4-pair FMA dot
+// kernels.
 #include <immintrin.h>
 
 #include <cstddef>
 #include <limits>
 #include <utility>
 
+#include "cpu/bf16.hpp"
+#include "cpu/dot_tile.hpp"
 #include "cpu/kernel_set.hpp"
 
 namespace fgemm::cpu {
@@ -12,6 +15,8 @@ namespace {
 
 constexpr int kRows = 6;  // 12 accumulators + 2 B vectors + a broadcast fill the 16 registers
 constexpr int kCols = 16;
+constexpr int kMaxDirectRows = 3;  // see KernelSet::max_direct_rows
+constexpr int kDotTile = 4;        // 4 sums + 4 partial sums + the B vectors leave room in the 16 registers
 
 // Eight E4M3 bytes to FP32, built from their bit fields: AVX2 has no in-register lookup into a 128-entry
 // table, and a gather from kE4m3 is several times slower. The tests compare it with kE4m3 for every code.
@@ -49,12 +54,22 @@ void transpose_8x8(__m256 rows[8]) {
   }
 }
 
-void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len, void* packed) {
+void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
+            std::int64_t packed_rows, void* packed) {
+  const std::int64_t padded_k = (k_len + kPadK - 1) / kPadK * kPadK;
   for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < k_len; k += 8) {
-      float* out = static_cast<float*>(packed) + (k / kBlockK * rows + r) * kBlockK + k % kBlockK;
-      _mm256_store_ps(out, decode8(a + r * row_stride + k));
+    for (std::int64_t k = 0; k < padded_k; k += 8) {
+      float* out = static_cast<float*>(packed) + (k / kBlockK * packed_rows + r) * kBlockK + k % kBlockK;
+      _mm256_store_ps(out, k < k_len ? decode8(a + r * row_stride + k) : _mm256_setzero_ps());
     }
+}
+
+void decode_rows(const std::uint8_t* b, std::int64_t row_stride, std::int64_t rows, std::int64_t k, void* decoded) {
+  const std::int64_t padded_k = (k + kPadK - 1) / kPadK * kPadK;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < padded_k; j += 8)
+      _mm256_storeu_ps(static_cast<float*>(decoded) + r * padded_k + j,
+                       j < k ? decode8(b + r * row_stride + j) : _mm256_setzero_ps());
 }
 
 // Panel layout: [kc][kCols] FP32, built from transposed 8x8 blocks.
@@ -109,9 +124,61 @@ void multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc,
   }
 }
 
-template <std::size_t... kIndex>
-constexpr KernelSet make_kernel_set(std::index_sequence<kIndex...>) {
-  return {kRows, kCols, sizeof(float), pack_a, pack_b, {multiply_panel<kIndex + 1>...}};
+// The dot kernels' lanes (see dot_tile.hpp): 8 values of K in FP32.
+struct Fp32Lanes {
+  using Element = float;
+  using Operand = __m256;
+  using Sum = __m256;
+  static constexpr std::int64_t kValues = 8;
+  static constexpr int kLanes = 8;
+  static Sum zero() { return _mm256_setzero_ps(); }
+  static Operand load(const Element* values) { return _mm256_loadu_ps(values); }
+  static Sum multiply_add(Sum sum, Operand a, Operand b) { return _mm256_fmadd_ps(a, b, sum); }
+  static Sum scale_add(float scale, Sum partial, Sum sum) {
+    return _mm256_fmadd_ps(_mm256_set1_ps(scale), partial, sum);
+  }
+  static Sum load_sum(const float* lanes) { return _mm256_load_ps(lanes); }
+  static void store_sum(float* lanes, Sum sum) { _mm256_store_ps(lanes, sum); }
+  static float total(Sum sum) {
+    const __m128 quad = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+    const __m128 pair = _mm_add_ps(quad, _mm_movehl_ps(quad, quad));
+    return _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)));
+  }
+};
+
+// WriteBf16Row, 8 values at a time: the rounding of bf16_from_float on the bits of each FP32 value (a NaN
+// keeps its upper half with the quiet bit set).
+void write_bf16_row(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out) {
+  std::int64_t j = 0;
+  for (; j + 8 <= cols; j += 8) {
+    __m256 values = _mm256_loadu_ps(sums + j);
+    if (c) values = _mm256_add_ps(values, _mm256_loadu_ps(c + j));
+    const __m256i bits = _mm256_castps_si256(values);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    const __m256 nan = _mm256_cmp_ps(values, values, _CMP_UNORD_Q);
+    const __m256i quiet = _mm256_or_si256(bits, _mm256_set1_epi32(0x00400000));
+    const __m256i upper = _mm256_srli_epi32(
+        _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(rounded), _mm256_castsi256_ps(quiet), nan)), 16);
+    // Packs the 32-bit lanes (each below 2^16) to 16 bits; the pack works per 128-bit half, so the halves'
+    // results are brought together after it.
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(upper, upper), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm256_castsi256_si128(packed));
+  }
+  for (; j < cols; ++j) out[j] = bf16_from_float(c ? sums[j] + c[j] : sums[j]);
+}
+
+template <std::size_t... kPanelIndex>
+constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
+  return {kMaxDirectRows,
+          sizeof(float),
+          kRows,
+          kCols,
+          pack_a,
+          pack_b,
+          {multiply_panel<kPanelIndex + 1>...},
+          make_dot_kernels<kDotTile, Fp32Lanes>(decode_rows),
+          write_bf16_row};
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
-// The AVX-512 kernel set with FP32 products: E4M3 decoded to FP32 while packing, 14x32 FMA micro-kernels.
+// The AVX-512 kernel set with FP32 products: E4M3 decoded to FP32 while packing, 14x32 FMA micro-kernels and
+// 8-pair FMA dot kernels.
 #include <immintrin.h>
 
 #include <cstddef>
 #include <utility>
 
 #include "cpu/avx512_common.hpp"
+#include "cpu/dot_tile.hpp"
 #include "cpu/kernel_set.hpp"
 
 namespace fgemm::cpu {
@@ -12,18 +14,25 @@ namespace {
 
 constexpr int kRows = 14;  // 28 accumulators + 2 B vectors + a broadcast fill the 32 registers
 constexpr int kCols = 32;
+constexpr int kMaxDirectRows = 4;  // see KernelSet::max_direct_rows
 
-void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len, void* packed) {
-  const Bf16Table table = load_bf16_table();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t k = 0; k < k_len; k += 32) {  // 32 divides kBlockK: a step never leaves its block
-      const std::int64_t count = k_len - k < 32 ? 16 : 32;
-      float* out = static_cast<float*>(packed) + (k / kBlockK * rows + r) * kBlockK + k % kBlockK;
-      const __m512i bf16 = decode_to_bf16(table, load_codes(a + r * row_stride + k, count));
-      _mm512_store_ps(out, widen_bf16(_mm512_castsi512_si256(bf16)));
-      if (count == 32) _mm512_store_ps(out + 16, widen_bf16(_mm512_extracti64x4_epi64(bf16, 1)));
-    }
-  }
+// Stores 32 BF16 values as FP32.
+void store_widened(float* out, __m512i bf16) {
+  _mm512_storeu_ps(out, widen_bf16(_mm512_castsi512_si256(bf16)));
+  _mm512_storeu_ps(out + 16, widen_bf16(_mm512_extracti64x4_epi64(bf16, 1)));
+}
+
+void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
+            std::int64_t packed_rows, void* packed) {
+  auto* out = static_cast<float*>(packed);
+  pack_a_with(a, row_stride, rows, k_len, packed_rows,
+              [out](std::int64_t element, __m512i bf16) { store_widened(out + element, bf16); });
+}
+
+void decode_rows(const std::uint8_t* b, std::int64_t row_stride, std::int64_t rows, std::int64_t k, void* decoded) {
+  auto* out = static_cast<float*>(decoded);
+  decode_rows_with(b, row_stride, rows, k,
+                   [out](std::int64_t element, __m512i bf16) { store_widened(out + element, bf16); });
 }
 
 // The 16 E4M3 bytes of row `col` of B from K offset k on, or zeros for a row past the last.
@@ -81,9 +90,26 @@ void multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc,
   accumulate_scaled<kPanelRows>(partial, row_scales, acc, acc_stride, first_block);
 }
 
-template <std::size_t... kIndex>
-constexpr KernelSet make_kernel_set(std::index_sequence<kIndex...>) {
-  return {kRows, kCols, sizeof(float), pack_a, pack_b, {multiply_panel<kIndex + 1>...}};
+// The dot kernels' lanes (see dot_tile.hpp): 16 values of K in FP32.
+struct Fp32Lanes : Avx512Sums {
+  using Element = float;
+  using Operand = __m512;
+  static constexpr std::int64_t kValues = 16;
+  static Operand load(const Element* values) { return _mm512_loadu_ps(values); }
+  static Sum multiply_add(Sum sum, Operand a, Operand b) { return _mm512_fmadd_ps(a, b, sum); }
+};
+
+template <std::size_t... kPanelIndex>
+constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
+  return {kMaxDirectRows,
+          sizeof(float),
+          kRows,
+          kCols,
+          pack_a,
+          pack_b,
+          {multiply_panel<kPanelIndex + 1>...},
+          make_dot_kernels<kDotTile, Fp32Lanes>(decode_rows),
+          write_bf16_row};
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "cpu/bf16.hpp"
+#include "cpu/dot_tile.hpp"
 #include "cpu/e4m3.hpp"
 #include "cpu/kernel_set.hpp"
 
@@ -10,12 +12,24 @@ namespace {
 
 constexpr int kRows = 4;
 constexpr int kCols = 16;
+constexpr int kMaxDirectRows = 1;  // see KernelSet::max_direct_rows
 
-void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len, void* packed) {
+void pack_a(const std::uint8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
+            std::int64_t packed_rows, void* packed) {
+  const std::int64_t padded_k = (k_len + kPadK - 1) / kPadK * kPadK;
   auto* out = static_cast<float*>(packed);
   for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < k_len; ++k)
-      out[(k / kBlockK * rows + r) * kBlockK + k % kBlockK] = kE4m3.value[a[r * row_stride + k]];
+    for (std::int64_t k = 0; k < padded_k; ++k)
+      out[(k / kBlockK * packed_rows + r) * kBlockK + k % kBlockK] =
+          k < k_len ? kE4m3.value[a[r * row_stride + k]] : 0.0f;
+}
+
+void decode_rows(const std::uint8_t* b, std::int64_t row_stride, std::int64_t rows, std::int64_t k, void* decoded) {
+  const std::int64_t padded_k = (k + kPadK - 1) / kPadK * kPadK;
+  auto* out = static_cast<float*>(decoded);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < padded_k; ++j)
+      out[r * padded_k + j] = j < k ? kE4m3.value[b[r * row_stride + j]] : 0.0f;
 }
 
 // Panel layout: [kc][kCols], so that one step of K reads one row of kCols values.
@@ -49,9 +63,39 @@ void multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc,
     }
 }
 
-template <std::size_t... kIndex>
-constexpr KernelSet make_kernel_set(std::index_sequence<kIndex...>) {
-  return {kRows, kCols, sizeof(float), pack_a, pack_b, {multiply_panel<kIndex + 1>...}};
+constexpr int kDotTile = 4;
+
+// The dot kernels' lanes (see dot_tile.hpp): one value at a time.
+struct ScalarLanes {
+  using Element = float;
+  using Operand = float;
+  using Sum = float;
+  static constexpr std::int64_t kValues = 1;
+  static constexpr int kLanes = 1;
+  static Sum zero() { return 0.0f; }
+  static Operand load(const Element* values) { return *values; }
+  static Sum multiply_add(Sum sum, Operand a, Operand b) { return sum + a * b; }
+  static Sum scale_add(float scale, Sum partial, Sum sum) { return sum + scale * partial; }
+  static Sum load_sum(const float* lanes) { return *lanes; }
+  static void store_sum(float* lanes, Sum sum) { *lanes = sum; }
+  static float total(Sum sum) { return sum; }
+};
+
+void write_bf16_row(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out) {
+  for (std::int64_t j = 0; j < cols; ++j) out[j] = bf16_from_float(c ? sums[j] + c[j] : sums[j]);
+}
+
+template <std::size_t... kPanelIndex>
+constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
+  return {kMaxDirectRows,
+          sizeof(float),
+          kRows,
+          kCols,
+          pack_a,
+          pack_b,
+          {multiply_panel<kPanelIndex + 1>...},
+          make_dot_kernels<kDotTile, ScalarLanes>(decode_rows),
+          write_bf16_row};
 }
 
 }  // namespace

@@ -1,16 +1,25 @@
-// The number formats of the CPU backend: the E4M3 decoding table and rounding to BF16.
+// The number formats of the CPU backend: the E4M3 decoding table and rounding to BF16, by bf16_from_float and
+// by each kernel set's writing of BF16 rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "cpu/bf16.hpp"
+#include "cpu/cpu_gemm.hpp"
 #include "cpu/e4m3.hpp"
+#include "cpu/isa.hpp"
 
 namespace fgemm::cpu {
+
+// Found by argument-dependent lookup, so it must live in Isa's own namespace.
+void PrintTo(Isa isa, std::ostream* out) { *out << isa_name(isa); }
+
 namespace {
 
 float bits_to_float(std::uint32_t bits) {
@@ -107,6 +116,37 @@ TEST_P(Bf16RoundTrip, KeepsEveryValueOfTheSignHalf) {
 
 INSTANTIATE_TEST_SUITE_P(cpu, Bf16RoundTrip, testing::Values(0, 1),
                          [](const testing::TestParamInfo<int>& info) { return info.param ? "negative" : "positive"; });
+
+// Random bit patterns (every kind of FP32 value: normals, subnormals, infinities, NaNs) with the special
+// cases of Bf16Rounding among them, in a row whose length is a multiple of no vector width.
+std::vector<float> rounding_row() {
+  std::vector<float> row = {bits_to_float(0x3F808000u), bits_to_float(0x3F818000u), bits_to_float(0x00018000u),
+                            bits_to_float(0x7F7FFFFFu), bits_to_float(0x7F800001u), bits_to_float(0xFFC00000u)};
+  std::mt19937 random(7);
+  while (row.size() < 4099) row.push_back(bits_to_float(static_cast<std::uint32_t>(random())));
+  return row;
+}
+
+class Bf16Row : public testing::TestWithParam<Isa> {};
+
+// Each kernel set writes BF16 D rows with exactly the rounding of bf16_from_float, with and without C.
+TEST_P(Bf16Row, RoundsLikeBf16FromFloat) {
+  if (!cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set " << isa_name(GetParam());
+  const std::vector<float> sums = rounding_row();
+  std::vector<float> c(sums.size());
+  std::mt19937 random(11);
+  for (float& value : c) value = std::uniform_real_distribution<float>(-4.0f, 4.0f)(random);
+  std::vector<std::uint16_t> out(sums.size());
+  for (bool with_c : {false, true}) {
+    kernels_for(GetParam())
+        .write_bf16_row(sums.data(), with_c ? c.data() : nullptr, static_cast<std::int64_t>(sums.size()), out.data());
+    for (std::size_t j = 0; j < sums.size(); ++j)
+      ASSERT_EQ(out[j], bf16_from_float(with_c ? sums[j] + c[j] : sums[j])) << "value " << j << ", C: " << with_c;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, Bf16Row, testing::ValuesIn(kAllIsas),
+                         [](const testing::TestParamInfo<Isa>& info) { return std::string(isa_name(info.param)); });
 
 }  // namespace
 }  // namespace fgemm::cpu

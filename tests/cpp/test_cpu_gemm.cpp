@@ -14,6 +14,7 @@
 
 #include "core/validate.hpp"
 #include "cpu/bf16.hpp"
+#include "cpu/cpu_gemm.hpp"
 #include "cpu/e4m3.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/reference.hpp"
@@ -34,19 +35,17 @@ constexpr std::uint8_t kE4m3Nan = 0x7F;
 constexpr std::uint32_t kPoisonF32 = 0x7FBADBADu;  // a NaN no computation produces
 constexpr std::uint16_t kPoisonBf16 = 0x7FBAu;
 
-std::vector<Isa> supported_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : kAllIsas)
-    if (cpu_supports(isa)) isas.push_back(isa);
-  return isas;
-}
-
 // Sets FGEMM_CPU_ISA for as long as it lives.
 class ForcedIsa {
  public:
   explicit ForcedIsa(Isa isa) { setenv("FGEMM_CPU_ISA", isa_name(isa), 1); }
   ~ForcedIsa() { unsetenv("FGEMM_CPU_ISA"); }
 };
+
+// Every test runs once per instruction set, forced with FGEMM_CPU_ISA; on a CPU that lacks one, its tests
+// are skipped, saying so.
+#define SKIP_IF_CPU_LACKS(isa) \
+  if (!cpu_supports(isa)) GTEST_SKIP() << "this CPU lacks the instruction set " << isa_name(isa)
 
 // Memory aligned like a tensor allocator's, handed out as elements of one type.
 class Buffer {
@@ -433,13 +432,36 @@ std::vector<Case> cases() {
       // Nothing to compute: the call must return and leave D as it was.
       masked({0, 0}, 16, 72, 16, bf16),
       contiguous({{-1, 256}}, 2, 72, 16, f32, "all_padding"),
+      // Blocks of few rows (the path of the dot kernels), alone and with longer ones in the same call.
+      contiguous({{0, 2}, {1, 8}, {-1, 3}, {2, 5}, {0, 1}}, 3, 136, 400, bf16, "short_runs"),
+      sliced(contiguous({{1, 7}, {0, 9}, {2, 4}}, 3, 200, 1040, f32, "short_runs")),
+      masked({1, 8, 3, 0, 7}, 8, 200, 1040, bf16),
+      mn_major_sfa(sliced(masked({2, 6}, 9, 100, 144, f32))),
   };
+}
+
+// The row counts on both sides of every kernel set's max_direct_rows (PathThreshold checks them).
+constexpr std::int64_t kFewRows = 16;
+
+// Every row count from 1 to kFewRows: on every kernel set, the path of the dot kernels with each combination
+// of its tiles (4, 2 and 1 rows), and the blocked path above it. N is not a multiple of 16 (a last work unit
+// of 8 columns, or 4 with slices) and K not one of 128; K = 1040 takes several spans of K on both paths.
+std::vector<Case> few_row_cases() {
+  std::vector<Case> few_rows;
+  for (std::int64_t m = 1; m <= kFewRows; ++m) {
+    const std::int64_t k = m % 3 == 0 ? 1040 : m % 3 == 1 ? 400 : 144;
+    const DType d_dtype = m % 2 == 0 ? DType::F32 : DType::BF16;
+    Case c = m % 4 == 3 ? sliced(normal(m, 100, k, d_dtype)) : normal(m, 200, k, d_dtype);
+    few_rows.push_back(m % 5 == 0 ? with_c(c) : m % 5 == 1 ? mn_major_sfa(c) : c);
+  }
+  return few_rows;
 }
 
 class FastPath : public testing::TestWithParam<std::tuple<Isa, Case>> {};
 
 TEST_P(FastPath, MatchesReference) {
   const auto& [isa, c] = GetParam();
+  SKIP_IF_CPU_LACKS(isa);
   Operands ops(c);
   Buffer fast = ops.poisoned_d(c.d_dtype), reference = ops.poisoned_d(c.d_dtype);
   {
@@ -450,18 +472,38 @@ TEST_P(FastPath, MatchesReference) {
   expect_matches_reference(ops, c, fast, reference);
 }
 
-INSTANTIATE_TEST_SUITE_P(cpu, FastPath,
-                         testing::Combine(testing::ValuesIn(supported_isas()), testing::ValuesIn(cases())),
-                         [](const testing::TestParamInfo<FastPath::ParamType>& info) {
-                           return std::string(isa_name(std::get<0>(info.param))) + "_" + std::get<1>(info.param).name;
-                         });
+std::string fast_path_test_name(const testing::TestParamInfo<FastPath::ParamType>& info) {
+  return std::string(isa_name(std::get<0>(info.param))) + "_" + std::get<1>(info.param).name;
+}
 
-class NanPropagation : public testing::TestWithParam<std::tuple<Isa, DType>> {};
+INSTANTIATE_TEST_SUITE_P(cpu, FastPath, testing::Combine(testing::ValuesIn(kAllIsas), testing::ValuesIn(cases())),
+                         fast_path_test_name);
+
+INSTANTIATE_TEST_SUITE_P(cpu_few_rows, FastPath,
+                         testing::Combine(testing::ValuesIn(kAllIsas), testing::ValuesIn(few_row_cases())),
+                         fast_path_test_name);
+
+// Rows of A: 20 take the blocked path, 1 the path of the dot kernels.
+class PathThreshold : public testing::TestWithParam<Isa> {};
+
+// The row counts that the tests give each kernel set take both of its paths: 1 row the dot kernels'; 16
+// (kFewRows, Decoding) and 20 (NanPropagation) the micro-kernels'.
+TEST_P(PathThreshold, LiesWithinTheRowCountsTested) {
+  const int max_direct_rows = kernels_for(GetParam()).max_direct_rows;
+  EXPECT_GE(max_direct_rows, 1);
+  EXPECT_LT(max_direct_rows, kFewRows);
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, PathThreshold, testing::ValuesIn(kAllIsas),
+                         [](const testing::TestParamInfo<Isa>& info) { return std::string(isa_name(info.param)); });
+
+class NanPropagation : public testing::TestWithParam<std::tuple<Isa, DType, std::int64_t>> {};
 
 TEST_P(NanPropagation, ANanCodeMakesItsRowOrColumnNan) {
-  const auto& [isa, d_dtype] = GetParam();
-  const Case c = normal(20, 200, 272, d_dtype);
-  const std::int64_t nan_row = 3, nan_col = 150;
+  const auto& [isa, d_dtype, m] = GetParam();
+  SKIP_IF_CPU_LACKS(isa);
+  const Case c = normal(m, 200, 272, d_dtype);
+  const std::int64_t nan_row = std::min<std::int64_t>(3, m - 1), nan_col = 150;
   Operands ops(c);
   ops.set_a_code(nan_row, 5, kE4m3Nan);
   ops.set_b_code(nan_col, 260, kE4m3Nan | 0x80);
@@ -479,11 +521,12 @@ TEST_P(NanPropagation, ANanCodeMakesItsRowOrColumnNan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(cpu, NanPropagation,
-                         testing::Combine(testing::ValuesIn(supported_isas()),
-                                          testing::Values(DType::BF16, DType::F32)),
+                         testing::Combine(testing::ValuesIn(kAllIsas), testing::Values(DType::BF16, DType::F32),
+                                          testing::Values(20, 1)),
                          [](const testing::TestParamInfo<NanPropagation::ParamType>& info) {
                            return std::string(isa_name(std::get<0>(info.param))) +
-                                  (std::get<1>(info.param) == DType::F32 ? "_f32" : "_bf16");
+                                  (std::get<1>(info.param) == DType::F32 ? "_f32" : "_bf16") + "_m" +
+                                  std::to_string(std::get<2>(info.param));
                          });
 
 // FP32 D = A . B^T with K = 16 and unit scales.
@@ -519,27 +562,52 @@ void expect_same_value(float actual, float expected, int code) {
     EXPECT_EQ(actual, expected) << "code " << code;
 }
 
-class Decoding : public testing::TestWithParam<Isa> {};
+// Rows [first, first + rows) of a matrix of 16 columns.
+Buffer rows_of(Buffer& matrix, std::int64_t first, std::int64_t rows) {
+  Buffer part(rows * 16, 1);
+  std::memcpy(part.data(), matrix.data() + first * 16, part.bytes());
+  return part;
+}
 
-// Each packing path decodes every one of the 256 codes to exactly the value in the E4M3 table.
+// Rows of A per call: 16 take the blocked path, 1 the path of the dot kernels (which decodes B its own way).
+// The codes are covered in several calls of that many rows.
+class Decoding : public testing::TestWithParam<std::tuple<Isa, std::int64_t>> {};
+
+// Each decoding path decodes every one of the 256 codes to exactly the value in the E4M3 table, in each of
+// 16 positions along K.
 TEST_P(Decoding, EveryCodeOfBIsExact) {
-  ForcedIsa forced(GetParam());
-  Buffer a = identity_rows(), b = every_code();
-  const std::vector<float> d = multiply_with_unit_scales(a, 16, b, 256);
-  for (int i = 0; i < 16; ++i)
-    for (int code = 0; code < 256; ++code) expect_same_value(d[i * 256 + code], kE4m3.value[code], code);
+  const auto& [isa, rows] = GetParam();
+  SKIP_IF_CPU_LACKS(isa);
+  ForcedIsa forced(isa);
+  Buffer identity = identity_rows(), b = every_code();
+  for (std::int64_t first = 0; first < 16; first += rows) {
+    Buffer a = rows_of(identity, first, rows);  // D[i][code] = B[code][first + i]
+    const std::vector<float> d = multiply_with_unit_scales(a, rows, b, 256);
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (int code = 0; code < 256; ++code) expect_same_value(d[i * 256 + code], kE4m3.value[code], code);
+  }
 }
 
 TEST_P(Decoding, EveryCodeOfAIsExact) {
-  ForcedIsa forced(GetParam());
-  Buffer a = every_code(), b = identity_rows();
-  const std::vector<float> d = multiply_with_unit_scales(a, 256, b, 16);
-  for (int code = 0; code < 256; ++code)
-    for (int j = 0; j < 16; ++j) expect_same_value(d[code * 16 + j], kE4m3.value[code], code);
+  const auto& [isa, rows] = GetParam();
+  SKIP_IF_CPU_LACKS(isa);
+  ForcedIsa forced(isa);
+  Buffer codes = every_code(), b = identity_rows();
+  for (std::int64_t first = 0; first < 256; first += rows) {
+    Buffer a = rows_of(codes, first, rows);  // D[i][j] = A[i][j], the code first + i
+    const std::vector<float> d = multiply_with_unit_scales(a, rows, b, 16);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const int code = static_cast<int>(first + i);
+      for (int j = 0; j < 16; ++j) expect_same_value(d[i * 16 + j], kE4m3.value[code], code);
+    }
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(cpu, Decoding, testing::ValuesIn(supported_isas()),
-                         [](const testing::TestParamInfo<Isa>& info) { return std::string(isa_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(cpu, Decoding, testing::Combine(testing::ValuesIn(kAllIsas), testing::Values(16, 1)),
+                         [](const testing::TestParamInfo<Decoding::ParamType>& info) {
+                           return std::string(isa_name(std::get<0>(info.param))) + "_" +
+                                  std::to_string(std::get<1>(info.param)) + "_rows";
+                         });
 
 // Runs `call`, expecting an fgemm::Error of `kind` whose message holds each of `parts`.
 template <class Call>

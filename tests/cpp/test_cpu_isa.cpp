@@ -115,21 +115,15 @@ INSTANTIATE_TEST_SUITE_P(cpu, UnknownIsaName, testing::Values("avx9", "AVX512", 
                            return name + "_" + std::to_string(info.index);
                          });
 
-std::vector<Isa> supported_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : kAllIsas)
-    if (cpu_supports(isa)) isas.push_back(isa);
-  return isas;
-}
-
 class EnvironmentVariable : public testing::TestWithParam<Isa> {};
 
 TEST_P(EnvironmentVariable, SelectsTheIsaItNames) {
+  if (!cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set " << isa_name(GetParam());
   const ScopedIsaVariable variable(isa_name(GetParam()));
   EXPECT_EQ(selected_isa(), GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(cpu, EnvironmentVariable, testing::ValuesIn(supported_isas()), isa_test_name);
+INSTANTIATE_TEST_SUITE_P(cpu, EnvironmentVariable, testing::ValuesIn(kAllIsas), isa_test_name);
 
 }  // namespace
 }  // namespace fgemm::cpu
