@@ -1,14 +1,16 @@
 // The sm90 FP8 GEMM with fine-grained scaling: D = A * B^T (+ C), A and B in E4M3, K contiguous, in the
 // normal, m-grouped contiguous and m-grouped masked layouts (one kernel body, the layout a template value).
 //
-// One CTA per SM walks its tiles (persistent). Three warpgroups:
-//   - the producer (warpgroup 2): one thread streams 128-wide K blocks of A and B through a ring of
-//     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier;
-//   - two math warpgroups: each owns a 64 x kWgmmaN part of the tile, multiplies a K block with four
-//     wgmma m64nNk32 into FP32 registers ("partial"), then promotes: acc += partial * sfa * sfb.
+// One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by
+// TMA multicast. Warpgroups:
+//   - two or three math warpgroups (0, 1 and 2 for 192-row tiles): each owns a 64 x kWgmmaN part of the
+//     tile, multiplies a K block with four wgmma m64nNk32 into FP32 registers ("partial"), then promotes:
+//     acc += partial * sfa * sfb;
+//   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B through a ring of
+//     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier.
 // Hopper's FP8 tensor cores keep only about 14 bits of the running sum, so the sum over one K block is
 // taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores; while one
-// warpgroup promotes, the other's MMAs keep the tensor cores busy.
+// warpgroup promotes, the others' MMAs keep the tensor cores busy.
 // The scales are read by the math threads straight from global memory, one K block ahead, so sfa may have
 // any strides (row-major or MN-major) at no cost.
 #pragma once
