@@ -76,13 +76,18 @@ def against_cublas(run_fgemm, run_cublas, ref, flush):
         return float("nan"), kernel_time_us(run_fgemm, flush), float("nan")
 
 
+def normal_gemm(m, n, k):
+    """Random quantized operands, a BF16 output and the call that fills it."""
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    return (a, sfa), (b, sfb), d, lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+
+
 def bench_normal(shapes, flush):
     rows = []
     for shape in shapes:
         m, n, k = shape["m"], shape["n"], shape["k"]
-        (a, sfa), (b, sfb) = random_operands(m, n, k)
-        d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
-        run_fgemm = lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)  # noqa: E731
+        (a, sfa), (b, sfb), d, run_fgemm = normal_gemm(m, n, k)
         run_fgemm()
         ref = reference_gemm(a, sfa, b, sfb)
         diff = fgemm.calc_diff(d, ref)
@@ -155,13 +160,12 @@ def sweep(shapes, flush):
     rows = []
     for shape in shapes:
         m, n, k = shape["m"], shape["n"], shape["k"]
-        (a, sfa), (b, sfb) = random_operands(m, n, k)
-        d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+        _, _, _, run_fgemm = normal_gemm(m, n, k)
         timings = {}
         for config in SWEEP_CONFIGS:
             fgemm._C._force_config(*config)
             try:
-                us = kernel_time_us(lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d), flush, warmup=2, repeats=15)
+                us = kernel_time_us(run_fgemm, flush, warmup=2, repeats=15)
             except (ValueError, RuntimeError) as error:
                 print(f"  {config}: {error}", file=sys.stderr)
                 continue
@@ -169,7 +173,7 @@ def sweep(shapes, flush):
                 fgemm._C._force_config(0, 0)
             timings["{}x{}c{}x{}".format(*config)] = us
         best = min(timings, key=timings.get)
-        chosen = kernel_time_us(lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d), flush, warmup=2, repeats=15)
+        chosen = kernel_time_us(run_fgemm, flush, warmup=2, repeats=15)
         print(f"sweep {m:>5} {n:>6} {k:>6}: best {best} {timings[best]:.1f} us, heuristic {chosen:.1f} us | " +
               " ".join(f"{key}:{us:.0f}" for key, us in timings.items()), flush=True)
         rows.append(dict(m=m, n=n, k=k, timings_us=timings, heuristic_us=chosen))
