@@ -9,8 +9,9 @@
 //   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B through a ring of
 //     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier.
 // Hopper's FP8 tensor cores keep only about 14 bits of the running sum, so the sum over one K block is
-// taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores; while one
-// warpgroup promotes, the others' MMAs keep the tensor cores busy.
+// taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores. Where registers
+// allow, each warpgroup has two partial accumulators and promotes one block while its next block's MMAs run;
+// otherwise the other warpgroups' MMAs keep the tensor cores busy during a promotion.
 // The scales are read by the math threads straight from global memory, one K block ahead, so sfa may have
 // any strides (row-major or MN-major) at no cost.
 #pragma once
@@ -82,6 +83,11 @@ struct GemmConfig {
         if ((n_block * kBlockN + wg_col * kWgmmaN) % 128 + kWgmmaN > 256) return false;
     return true;
   }
+
+  // A second partial accumulator lets a warpgroup promote one K block while its next block's MMAs run: where
+  // three accumulators of kWgmmaN / 2 registers fit the math threads' registers (232 with two math
+  // warpgroups, 160 with three) beside addresses, scales and loop state.
+  static constexpr bool kTwoPartials = kWgmmaN <= (kNumMathWarpgroups == 3 ? 64 : 128);
 
   static constexpr uint32_t kOutputBytes = kOutputF32 ? 4 : 2;
   // The D tile is staged per warpgroup in chunks of kChunkCols columns, one TMA store each.
@@ -193,6 +199,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
   uint8_t* staging = smem_d + warpgroup * C::kSmemDPerWarpgroup;
 
   float partial[C::kWgmmaN / 2] = {};
+  float partial2[C::kTwoPartials ? C::kWgmmaN / 2 : 1] = {};
   float acc[C::kWgmmaN / 2];
   uint32_t issue_stage = 0, issue_phase = 0, release_stage = 0;
 
@@ -282,16 +289,40 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
 #pragma unroll
     for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) acc[i] = 0.0f;
 
-    // The scales of a block are loaded one block ahead, so their latency hides behind a whole block's MMAs.
-    // (A second partial accumulator, to overlap the next block's MMAs with a promotion, does not help:
-    // ptxas serializes wgmma whose accumulators are read while another wgmma is in flight.)
     Scales scales = load_next_scales();
-    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
+    if constexpr (C::kTwoPartials) {
+      // Block kb is promoted while the MMAs of block kb + 1 run, into the other partial accumulator. Each
+      // step starts with block kb complete in `current` and ends once block kb + 1 is complete in `next`:
+      // with no MMA in flight across the loop's back edge, ptxas can prove that the promotion reads no
+      // accumulator an MMA is writing, and keeps the MMAs asynchronous (otherwise it serializes them, C7514).
+      auto step = [&](float (&current)[C::kWgmmaN / 2], float (&next)[C::kWgmmaN / 2]) {
+        const Scales next_scales = load_next_scales();
+        issue(next);
+        retire(current, scales);
+        ptx::wgmma_wait_group<0>();
+        scales = next_scales;
+      };
       issue(partial);
-      const Scales next = kb + 1 < C::kNumKBlocks ? load_next_scales() : scales;
       ptx::wgmma_wait_group<0>();
-      retire(partial, scales);
-      scales = next;
+      for (uint32_t kb = 0; kb + 2 < C::kNumKBlocks; kb += 2) {
+        step(partial, partial2);
+        step(partial2, partial);
+      }
+      if constexpr (C::kNumKBlocks % 2 == 0) {
+        step(partial, partial2);
+        retire(partial2, scales);
+      } else {
+        retire(partial, scales);
+      }
+    } else {
+      // One partial accumulator: the other warpgroups' MMAs keep the tensor cores busy during a promotion.
+      for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
+        issue(partial);
+        const Scales next = kb + 1 < C::kNumKBlocks ? load_next_scales() : scales;
+        ptx::wgmma_wait_group<0>();
+        retire(partial, scales);
+        scales = next;
+      }
     }
 
     // ---------------------------------------------------------------- epilogue

@@ -14,8 +14,12 @@ namespace {
 constexpr double kMmaFlopsPerCycle = 8192;       // dense FP8 wgmma throughput of one SM
 constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
 constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
-constexpr double kKBlockOverheadCycles = 400;    // barrier round trips and promotion per K block
-constexpr double kKBlockOverheadCycles3 = 700;   // the same with three math warpgroups (BLOCK_M 192)
+// Per K block, what the MMAs do not hide: barrier round trips and the promotion, which with a second partial
+// accumulator overlaps the next block's MMAs. The last two were refitted to BLOCK_M 128 (two partials)
+// against 192 (one) on the four large-M seed shapes where the two come close.
+constexpr double kKBlockOverheadCycles = 400;             // two math warpgroups, one partial accumulator
+constexpr double kKBlockOverheadCycles3 = 540;            // three math warpgroups (BLOCK_M 192), one partial
+constexpr double kKBlockOverheadCyclesTwoPartials = 300;  // two partial accumulators
 constexpr double kTwoScaleBlocksCycles = 2;      // per column, when a warpgroup's columns need two sfb values
 constexpr double kTileOverheadCycles = 2400;     // per tile: scale set-up, epilogue latency, pipeline refill
 constexpr double kStoreBytesPerCycle = 64;       // TMA store of D from one SM
@@ -105,7 +109,9 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
   const double load = (rows_a + rows_b) * KernelConfig::kBlockK / kSmLoadBytesPerCycle;
   const double store = double(config.block_m) * config.block_n * config.output_bytes() / kStoreBytesPerCycle;
   const bool two_scale_blocks = 128 % config.wgmma_n() != 0;
-  const double overhead = config.num_math_warpgroups() == 3 ? kKBlockOverheadCycles3 : kKBlockOverheadCycles;
+  const double overhead = config.two_partials()               ? kKBlockOverheadCyclesTwoPartials
+                          : config.num_math_warpgroups() == 3 ? kKBlockOverheadCycles3
+                                                              : kKBlockOverheadCycles;
   const double k_block =
       std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.wgmma_n() : 0.0);
   const double tile = k_blocks * k_block + store + kTileOverheadCycles;

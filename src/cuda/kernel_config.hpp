@@ -36,6 +36,9 @@ struct KernelConfig {
   int num_threads() const { return 128 * (num_math_warpgroups() + 1); }
   int warpgroup_cols() const { return block_m == 64 ? 2 : 1; }
   int wgmma_n() const { return block_n / warpgroup_cols(); }
+  // Whether a math warpgroup has a second partial accumulator, to promote one K block while the next one's
+  // MMAs run: where the registers allow it (the kernel's GemmConfig::kTwoPartials, the same rule).
+  bool two_partials() const { return wgmma_n() <= (num_math_warpgroups() == 3 ? 64 : 128); }
   int cluster_size() const { return cluster_m * cluster_n; }
   // Rows of the TMA boxes of A and B: a shared operand is loaded in one slice per CTA of the cluster.
   int slice_rows_a() const { return cluster_n > 1 ? block_m / cluster_size() : block_m; }

@@ -1,6 +1,9 @@
 // NVRTC compiles, for sm_90a and without a GPU, the kernels the heuristics choose for the normal shapes of
-// the seed benchmark table (DeepSeek-V3 inference), and ptxas reports no spills and no local memory.
+// the seed benchmark table (DeepSeek-V3 inference), and ptxas reports no spills, no local memory and no
+// serialized wgmma.
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "cuda/heuristics.hpp"
 #include "cuda/kernel_source.hpp"
@@ -29,6 +32,8 @@ void expect_compiles_without_spills(const KernelConfig& config) {
   EXPECT_EQ(result.ptxas.spill_store_bytes, 0) << config.name() << "\n" << result.log;
   EXPECT_EQ(result.ptxas.spill_load_bytes, 0) << config.name() << "\n" << result.log;
   EXPECT_EQ(result.ptxas.stack_frame_bytes, 0) << config.name() << "\n" << result.log;
+  // C7514: ptxas made the wgmma synchronous (an accumulator read while an MMA may be writing it).
+  EXPECT_EQ(result.log.find("C7514"), std::string::npos) << config.name() << "\n" << result.log;
 }
 
 TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
