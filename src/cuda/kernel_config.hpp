@@ -37,7 +37,8 @@ struct KernelConfig {
   int warpgroup_cols() const { return block_m == 64 ? 2 : 1; }
   int wgmma_n() const { return block_n / warpgroup_cols(); }
   // Whether a math warpgroup has a second partial accumulator, to promote one K block while the next one's
-  // MMAs run: where the registers allow it (the kernel's GemmConfig::kTwoPartials, the same rule).
+  // MMAs run: where the registers allow it (the kernel's GemmConfig::kTwoPartials; the generated source
+  // asserts that the two agree).
   bool two_partials() const { return wgmma_n() <= (num_math_warpgroups() == 3 ? 64 : 128); }
   int cluster_size() const { return cluster_m * cluster_n; }
   // Rows of the TMA boxes of A and B: a shared operand is loaded in one slice per CTA of the cluster.

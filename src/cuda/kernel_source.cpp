@@ -55,7 +55,9 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << config.swizzle_d_bytes() << ", " << config.band_m << ", fgemm::sm90::Layout::" << layout_enumerator(config)
       << ", " << config.cluster_m << ", " << config.cluster_n << ">;\n"
       << "static_assert(Config::kSmemBytes == " << config.smem_bytes()
-      << ", \"the host's shared-memory size agrees with the kernel's\");\n\n"
+      << ", \"the host's shared-memory size agrees with the kernel's\");\n"
+      << "static_assert(Config::kTwoPartials == " << cpp_bool(config.two_partials())
+      << ", \"the cost model and the kernel agree on the partial accumulators\");\n\n"
       << "extern \"C\" __global__ void __launch_bounds__(Config::kNumThreads, 1)\n"
       << kGemmKernelSymbol << "(const fgemm::sm90::GemmParams params,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_a,\n"
