@@ -54,12 +54,14 @@ driver::CUtensorMap encode(const MatrixBox& matrix, const char* what) {
 // same GEMMs on the same buffers again and again: each thread remembers the maps it made, by the bytes of
 // their MatrixBox (a bounded table, emptied when full).
 driver::CUtensorMap make_tensor_map(const MatrixBox& matrix, const char* what) {
-  using Key = std::array<unsigned char, sizeof(MatrixBox)>;
+  // MatrixBox has no padding and is a whole number of 8-byte words: the key is its words.
+  using Key = std::array<std::uint64_t, sizeof(MatrixBox) / 8>;
+  static_assert(sizeof(MatrixBox) % 8 == 0, "MatrixBox is a whole number of words");
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
-      std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
-      for (unsigned char byte : key) hash = (hash ^ byte) * 1099511628211ull;
-      return static_cast<std::size_t>(hash);
+      std::uint64_t hash = 14695981039346656037ull;  // FNV-1a, a word at a time
+      for (std::uint64_t word : key) hash = (hash ^ word) * 1099511628211ull;
+      return static_cast<std::size_t>(hash ^ (hash >> 32));
     }
   };
   constexpr std::size_t kRemembered = 256;

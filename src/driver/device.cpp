@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "driver/cuda_driver.hpp"
 #include "fgemm/error.hpp"
@@ -44,14 +45,19 @@ CUcontext primary_context(int device_index) {
 }  // namespace
 
 CUdevice device_handle(int device_index) {
-  int count = 0;
-  check(cuda().cuDeviceGetCount(&count), "cuDeviceGetCount");
-  if (device_index < 0 || device_index >= count)
-    throw Error(ErrorKind::InvalidValue, "fgemm: device index must be in [0, " + std::to_string(count) +
+  // The devices a process sees are fixed once the driver is initialised, so they are read once rather than
+  // on every GEMM call (two driver calls each time otherwise).
+  static const std::vector<CUdevice> handles = [] {
+    int count = 0;
+    check(cuda().cuDeviceGetCount(&count), "cuDeviceGetCount");
+    std::vector<CUdevice> devices(count);
+    for (int i = 0; i < count; ++i) check(cuda().cuDeviceGet(&devices[i], i), "cuDeviceGet");
+    return devices;
+  }();
+  if (device_index < 0 || device_index >= static_cast<int>(handles.size()))
+    throw Error(ErrorKind::InvalidValue, "fgemm: device index must be in [0, " + std::to_string(handles.size()) +
                                              ") on this machine, got " + std::to_string(device_index));
-  CUdevice device = 0;
-  check(cuda().cuDeviceGet(&device, device_index), "cuDeviceGet");
-  return device;
+  return handles[device_index];
 }
 
 void ensure_context(int device_index) {

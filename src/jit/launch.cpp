@@ -14,17 +14,18 @@ std::string to_string(const Dim3& dim) {
 
 bool has_zero(const Dim3& dim) { return dim.x == 0 || dim.y == 0 || dim.z == 0; }
 
+// The message is built only for a bad shape: launches are on every GEMM call's path.
 void validate(const Kernel& kernel, const LaunchShape& shape) {
-  const std::string launch_of = "fgemm: launch of kernel '" + kernel.name + "': ";
+  const auto launch_of = [&] { return "fgemm: launch of kernel '" + kernel.name + "': "; };
   if (has_zero(shape.grid) || has_zero(shape.block) || has_zero(shape.cluster))
-    throw Error(ErrorKind::InvalidValue, launch_of +
+    throw Error(ErrorKind::InvalidValue, launch_of() +
                                              "grid, block and cluster dimensions must be >= 1, got grid " +
                                              to_string(shape.grid) + ", block " + to_string(shape.block) +
                                              ", cluster " + to_string(shape.cluster));
   if (shape.grid.x % shape.cluster.x != 0 || shape.grid.y % shape.cluster.y != 0 ||
       shape.grid.z % shape.cluster.z != 0)
     throw Error(ErrorKind::InvalidValue,
-                launch_of + "the grid must be a multiple of the cluster in each dimension, got grid " +
+                launch_of() + "the grid must be a multiple of the cluster in each dimension, got grid " +
                     to_string(shape.grid) + " and cluster " + to_string(shape.cluster));
 }
 
