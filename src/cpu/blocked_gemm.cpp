@@ -148,7 +148,9 @@ void blocked_gemm(const GemmProblem& problem, const std::vector<RowBlock>& block
   const std::vector<WorkUnit> units = make_units(problem, blocks, pool.num_threads());
   pool.run(static_cast<std::int64_t>(units.size()), [&](std::int64_t i) {
     thread_local Scratch scratch;
+    if (kernels.begin_micro_kernels) kernels.begin_micro_kernels();
     multiply_unit(problem, packed_a, kernels, units[i], blocks[units[i].block], scratch);
+    if (kernels.end_micro_kernels) kernels.end_micro_kernels();
   });
 }
 

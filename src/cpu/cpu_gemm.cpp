@@ -10,6 +10,7 @@ namespace fgemm::cpu {
 
 const KernelSet& kernels_for(Isa isa) {
   switch (isa) {
+    case Isa::AmxBf16: return kAmxBf16Kernels;
     case Isa::Avx512Bf16: return kAvx512Bf16Kernels;
     case Isa::Avx512: return kAvx512Kernels;
     case Isa::Avx2: return kAvx2Kernels;

@@ -1,5 +1,8 @@
 #include "cpu/isa.hpp"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -10,6 +13,17 @@ namespace fgemm::cpu {
 namespace {
 
 constexpr const char* kEnvironmentVariable = "FGEMM_CPU_ISA";
+
+// Linux hands a process the (8 KiB) AMX tile state only when asked: without it, the first tile
+// instruction faults. The answer holds for the whole process, so it is asked once.
+bool amx_permitted() {
+  static const bool permitted = [] {
+    constexpr long kArchRequestXcompPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+    constexpr long kXfeatureTileData = 18;                // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kArchRequestXcompPermission, kXfeatureTileData) == 0;
+  }();
+  return permitted;
+}
 
 std::string names_of(bool (*included)(Isa)) {
   std::string names;
@@ -26,6 +40,7 @@ const char* isa_name(Isa isa) {
     case Isa::Avx2: return "avx2";
     case Isa::Avx512: return "avx512";
     case Isa::Avx512Bf16: return "avx512_bf16";
+    case Isa::AmxBf16: return "amx_bf16";
   }
   return "unknown";
 }
@@ -39,6 +54,9 @@ bool cpu_supports(Isa isa) {
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
     case Isa::Avx512Bf16: return cpu_supports(Isa::Avx512) && __builtin_cpu_supports("avx512bf16");
+    case Isa::AmxBf16:
+      return cpu_supports(Isa::Avx512Bf16) && __builtin_cpu_supports("amx-tile") &&
+             __builtin_cpu_supports("amx-bf16") && amx_permitted();
   }
   return false;
 }

@@ -15,8 +15,9 @@ namespace fgemm::cpu {
 constexpr std::int64_t kBlockK = 128;
 // One tile of N: one row of sfb's blocks, so every tile has a single column scale per K block.
 constexpr std::int64_t kBlockN = 128;
-// The most rows a micro-kernel handles at once (the register budget of the widest kernel set).
-constexpr int kMaxPanelRows = 14;
+// The most rows a micro-kernel handles at once: two AMX tiles of 16 rows (the AVX-512 sets' register budgets
+// allow 14 at most).
+constexpr int kMaxPanelRows = 32;
 
 // The packers decode a span of K (k_len values, a multiple of 16) at once and read each row of A and B as
 // one run of k_len bytes: the hardware prefetcher follows such runs, while 128-byte pieces of rows that are
@@ -93,11 +94,16 @@ struct KernelSet {
   MicroKernel micro_kernels[kMaxPanelRows];
   DotKernels dot;
   WriteBf16Row write_bf16_row;
+  // Called by each thread before and after its share of the blocked path, where the micro-kernels need
+  // per-thread state (AMX: the tile configuration); null for the sets that need none.
+  void (*begin_micro_kernels)();
+  void (*end_micro_kernels)();
 };
 
 extern const KernelSet kScalarKernels;
 extern const KernelSet kAvx2Kernels;
 extern const KernelSet kAvx512Kernels;
 extern const KernelSet kAvx512Bf16Kernels;
+extern const KernelSet kAmxBf16Kernels;
 
 }  // namespace fgemm::cpu

@@ -1,11 +1,14 @@
 // The AVX-512 kernel set with BF16 dot products: E4M3 decoded to BF16 (exact) while packing, and 14x32
 // micro-kernels and 8-pair dot kernels of vdpbf16ps, which adds the two exact products of a pair of K values
 // into an FP32 sum. Every K block is summed in FP32 before it is scaled, as DESIGN §1 requires.
+// And the AMX-BF16 set: the same packing, dot kernels and output, with 32x32 micro-kernels on AMX tiles
+// (amx_tiles.hpp). This file is compiled with the AMX flags; only those micro-kernels use tiles.
 #include <immintrin.h>
 
 #include <cstddef>
 #include <utility>
 
+#include "cpu/amx_tiles.hpp"
 #include "cpu/avx512_common.hpp"
 #include "cpu/dot_tile.hpp"
 #include "cpu/kernel_set.hpp"
@@ -117,11 +120,30 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_b,
           {multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
-          write_bf16_row};
+          write_bf16_row,
+          nullptr,
+          nullptr};
+}
+
+template <std::size_t... kPanelIndex>
+constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
+  static_assert(kAmxCols == kCols, "the AMX kernels read the panels pack_b writes");
+  return {kMaxDirectRows,
+          sizeof(std::uint16_t),
+          kAmxRows,
+          kAmxCols,
+          pack_a,
+          pack_b,
+          {amx_multiply_panel<kPanelIndex + 1>...},
+          make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
+          write_bf16_row,
+          configure_tiles,
+          release_tiles};
 }
 
 }  // namespace
 
 constexpr KernelSet kAvx512Bf16Kernels = make_kernel_set(std::make_index_sequence<kRows>());
+constexpr KernelSet kAmxBf16Kernels = make_amx_kernel_set(std::make_index_sequence<kAmxRows>());
 
 }  // namespace fgemm::cpu

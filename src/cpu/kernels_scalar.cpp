@@ -95,7 +95,9 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_b,
           {multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, ScalarLanes>(decode_rows),
-          write_bf16_row};
+          write_bf16_row,
+          nullptr,
+          nullptr};
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST_P(IsaTheCpuLacks, IsAnUnsupportedErrorListingWhatTheCpuHas) {
   EXPECT_TRUE(mentions(message, {"FGEMM_CPU_ISA", isa_name(GetParam()), "supports: scalar"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(cpu, IsaTheCpuLacks, testing::Values(Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16), isa_test_name);
+INSTANTIATE_TEST_SUITE_P(cpu, IsaTheCpuLacks, testing::Values(Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::AmxBf16), isa_test_name);
 
 struct Cpu {
   const char* name;
@@ -81,7 +81,7 @@ TEST_P(DefaultIsa, IsTheBestTheCpuHasWhenNoneIsNamed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(cpu, DefaultIsa,
-                         testing::Values(Cpu{"everything", has_everything, Isa::Avx512Bf16},
+                         testing::Values(Cpu{"everything", has_everything, Isa::AmxBf16},
                                          Cpu{"up_to_avx2", has_up_to_avx2, Isa::Avx2},
                                          Cpu{"scalar_only", has_scalar_only, Isa::Scalar}),
                          [](const testing::TestParamInfo<Cpu>& info) { return std::string(info.param.name); });
@@ -90,7 +90,7 @@ class UnknownIsaName : public testing::TestWithParam<const char*> {};
 
 TEST_P(UnknownIsaName, IsAnInvalidValueErrorListingTheNames) {
   const std::string message = error_message([] { resolve_isa(GetParam(), has_everything); }, ErrorKind::InvalidValue);
-  EXPECT_TRUE(mentions(message, {"FGEMM_CPU_ISA", GetParam(), "avx512_bf16, avx512, avx2, scalar"}));
+  EXPECT_TRUE(mentions(message, {"FGEMM_CPU_ISA", GetParam(), "amx_bf16, avx512_bf16, avx512, avx2, scalar"}));
 }
 
 // The public operation reports it too, before touching anything.

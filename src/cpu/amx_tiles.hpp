@@ -1,0 +1,117 @@
+// AMX-BF16 micro-kernels for the blocked path, on the packed data of the AVX-512 BF16 kernel set (which
+// already has the tile layouts: a packed A block is rows of kBlockK BF16 values, 256 bytes apart; a packed B
+// panel is rows of 32 BF16 pairs, one pair of K values for each of 32 columns, 128 bytes apart).
+//
+// Tiles (one configuration for every kernel, loaded once per thread by configure_tiles):
+//   0-3  sums, 16 rows x 16 FP32 columns: row group g (rows 16g...) x column half h at tile 2g + h
+//   4-5  A, 16 rows x 32 BF16 values of K, for row groups 0 and 1
+//   6-7  B, 16 pairs of K x 16 columns (BF16 pairs), for column halves 0 and 1
+// TDPBF16PS adds the exact products of BF16 pairs into FP32 sums, so a K block's sum is taken in FP32 before it
+// is scaled, as DESIGN §1 requires. Header of internal linkage: included by the file compiled with AMX flags.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/avx512_common.hpp"
+#include "cpu/kernel_set.hpp"
+
+namespace fgemm::cpu {
+namespace {
+
+constexpr int kAmxTileRows = 16;
+constexpr int kAmxRows = 2 * kAmxTileRows;
+constexpr int kAmxCols = 32;
+constexpr int kAmxTileBytes = 64;                           // one row of every tile
+constexpr std::int64_t kAmxARowBytes = kBlockK * 2;          // packed A: a row of a K block in BF16
+constexpr std::int64_t kAmxBRowBytes = kAmxCols * 4;         // packed B: a row of 32 BF16 pairs
+constexpr std::int64_t kAmxKStep = kAmxTileBytes / 2;        // K values of one A tile row
+
+void configure_tiles() {
+  // The 64-byte tile configuration: palette 1, then the bytes per row of tiles 0-15 (16-bit each, from
+  // byte 16) and their rows (8-bit each, from byte 48).
+  alignas(64) std::uint8_t config[64] = {};
+  config[0] = 1;
+  for (int tile = 0; tile < 8; ++tile) {
+    const std::uint16_t row_bytes = kAmxTileBytes;
+    std::memcpy(config + 16 + 2 * tile, &row_bytes, sizeof(row_bytes));
+    config[48 + tile] = kAmxTileRows;
+  }
+  _tile_loadconfig(config);
+}
+
+// Gives the tile state back, so that the operating system need not save it at each context switch.
+void release_tiles() { _tile_release(); }
+
+// Where the A tile of one row group is loaded from (with a row stride): packed A itself when the group has
+// all 16 rows, else a copy with its rows past `rows` zero (every tile has 16 rows).
+struct TileSource {
+  const std::uint8_t* data;
+  std::int64_t row_bytes;
+};
+
+TileSource a_tile(const std::uint8_t* a, int rows, std::int64_t k, std::uint8_t (&padded)[kAmxTileRows][kAmxTileBytes]) {
+  if (rows == kAmxTileRows) return {a + k * 2, kAmxARowBytes};
+  std::memset(padded, 0, sizeof(padded));
+  for (int r = 0; r < rows; ++r) std::memcpy(padded[r], a + r * kAmxARowBytes + k * 2, kAmxTileBytes);
+  return {&padded[0][0], kAmxTileBytes};
+}
+
+// MicroKernel (kernel_set.hpp) for kPanelRows <= 32 rows and 32 columns.
+template <int kPanelRows>
+void amx_multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales,
+                        float* acc, std::int64_t acc_stride, bool first_block) {
+  constexpr bool kTwoGroups = kPanelRows > kAmxTileRows;
+  constexpr int kSecondRows = kTwoGroups ? kPanelRows - kAmxTileRows : 0;
+  const auto* a = static_cast<const std::uint8_t*>(packed_a);
+  const auto* b = static_cast<const std::uint8_t*>(packed_b);
+  alignas(64) std::uint8_t padded_a[kAmxTileRows][kAmxTileBytes];
+  alignas(64) std::uint8_t padded_b[kAmxTileRows][kAmxBRowBytes];
+
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kTwoGroups) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (std::int64_t k = 0; k < kc; k += kAmxKStep) {
+    // B: 16 pairs of K from the panel, or, for a last step of 16 values of K (K is a multiple of 16 only),
+    // its 8 pairs followed by zeros: the panel ends there. (A is zero past kc already: kPadK.)
+    const std::uint8_t* b_rows = b + k / 2 * kAmxBRowBytes;
+    if (kc - k < kAmxKStep) {
+      std::memset(padded_b, 0, sizeof(padded_b));
+      std::memcpy(padded_b, b_rows, (kc - k) / 2 * kAmxBRowBytes);
+      b_rows = &padded_b[0][0];
+    }
+    _tile_loadd(6, b_rows, kAmxBRowBytes);
+    _tile_loadd(7, b_rows + kAmxTileBytes, kAmxBRowBytes);
+    // (The tile intrinsics take literal tile numbers.)
+    const TileSource first = a_tile(a, kTwoGroups ? kAmxTileRows : kPanelRows, k, padded_a);
+    _tile_loadd(4, first.data, first.row_bytes);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    if constexpr (kTwoGroups) {
+      const TileSource second = a_tile(a + kAmxTileRows * kAmxARowBytes, kSecondRows, k, padded_a);
+      _tile_loadd(5, second.data, second.row_bytes);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+
+  alignas(64) float sums[kAmxRows][kAmxCols];
+  _tile_stored(0, &sums[0][0], kAmxCols * 4);
+  _tile_stored(1, &sums[0][16], kAmxCols * 4);
+  if constexpr (kTwoGroups) {
+    _tile_stored(2, &sums[16][0], kAmxCols * 4);
+    _tile_stored(3, &sums[16][16], kAmxCols * 4);
+  }
+  __m512 partial[kPanelRows][2];
+  for (int r = 0; r < kPanelRows; ++r)
+    for (int j = 0; j < 2; ++j) partial[r][j] = _mm512_load_ps(&sums[r][16 * j]);
+  accumulate_scaled<kPanelRows>(partial, row_scales, acc, acc_stride, first_block);
+}
+
+}  // namespace
+}  // namespace fgemm::cpu
