@@ -4,9 +4,10 @@ Shapes: M in {1, 64, 128, 1024} times each (N, K) of the seed shape table with K
 same FP8 operands and scales and writes a BF16 D. The two alternatives dequantise A and B with torch operations
 (E4M3 to the dtype, times the scales) on every call, inside their time: "fp32" dequantises to FP32 and
 multiplies in FP32, then rounds D to BF16; "bf16" dequantises to BF16 (scales rounded to BF16) and multiplies in
-BF16. Prints the median of several runs per shape (the three sides taking turns), fgemm's GFLOPS, the ratio
-(the faster alternative's time / fgemm's time) and its geometric mean; --json writes the numbers. --overhead
-instead measures the host cost of one call from Python (argument reading and checking, no arithmetic: M = 0).
+BF16. Prints the median of several runs per shape (the three sides taking turns, torch with
+OMP_WAIT_POLICY=PASSIVE unless it is set: see the note at the import of torch), fgemm's GFLOPS, the ratio (the
+faster alternative's time / fgemm's time) and its geometric mean; --json writes the numbers. --overhead instead
+measures the host cost of one call from Python (argument reading and checking, no arithmetic: M = 0).
 
     python bench/bench_cpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--overhead]
 """
@@ -22,7 +23,13 @@ import time
 import timeit
 from pathlib import Path
 
-import torch
+# The sides take turns, and after each of its operations torch's OpenMP threads spin for a while before they
+# sleep, on the cores fgemm's threads are about to use: measured on a 16-core Xeon, that made fgemm's time up
+# to twice as long and erratic, while torch's own times are the same when its threads sleep at once. So they
+# do here, unless the caller set the policy (it must be set before torch starts OpenMP).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import torch  # noqa: E402
 
 import fgemm
 
@@ -138,9 +145,9 @@ def main():
     isa, threads = fgemm._C.cpu_backend()
     machine = dict(cpu=cpu_model(), cores=os.cpu_count(), fgemm_isa=isa, fgemm_threads=threads,
                    torch_threads=torch.get_num_threads(), torch=torch.__version__,
-                   date=datetime.date.today().isoformat())
+                   omp_wait_policy=os.environ["OMP_WAIT_POLICY"], date=datetime.date.today().isoformat())
     print(f"{machine['cpu']}, {machine['cores']} cores; fgemm {isa} x {threads} threads, "
-          f"torch {machine['torch']} x {machine['torch_threads']} threads")
+          f"torch {machine['torch']} x {machine['torch_threads']} threads, OMP_WAIT_POLICY={machine['omp_wait_policy']}")
     print(f"{'M':>5} {'N':>6} {'K':>5} | {'fgemm ms':>9} {'GFLOPS':>7} | {'fp32 ms':>9} {'bf16 ms':>9} | {'ratio':>6} "
           f"| calc_diff")
     rows = []
