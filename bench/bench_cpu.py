@@ -25,8 +25,9 @@ from pathlib import Path
 
 # The sides take turns, and after each of its operations torch's OpenMP threads spin for a while before they
 # sleep, on the cores fgemm's threads are about to use: measured on a 16-core Xeon, that made fgemm's time up
-# to twice as long and erratic, while torch's own times are the same when its threads sleep at once. So they
-# do here, unless the caller set the policy (it must be set before torch starts OpenMP).
+# to twice as long and erratic, while torch's own times moved by no more than its run-to-run spread (up to
+# 15%, neither way consistently) when its threads sleep at once. So they do here, unless the caller set the
+# policy (it must be set before torch starts OpenMP).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
