@@ -95,6 +95,19 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity
   } while (!done);
 }
 
+// ---- asynchronous copies of single words (cp.async) --------------------------------------------------
+
+// Copies 4 bytes from global to shared memory, asynchronously.
+__device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_address(smem_dst)), "l"(src) : "memory");
+}
+
+// Arrives on the barrier once this thread's earlier cp.async copies are complete; the arrival counts towards
+// the barrier's expected count (.noinc).
+__device__ __forceinline__ void cp_async_mbarrier_arrive(uint64_t* barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_address(barrier)) : "memory");
+}
+
 // ---- TMA -------------------------------------------------------------------------------------------
 
 // A CUtensorMap, opaque to device code: 128 bytes, 64-byte aligned, passed as a __grid_constant__ parameter.
@@ -214,6 +227,12 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float low, float high) {
   uint32_t packed;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
   return packed;
+}
+
+__device__ __forceinline__ float load_shared_f32(uint32_t address) {
+  float value;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(value) : "r"(address) : "memory");
+  return value;
 }
 
 __device__ __forceinline__ void store_shared_u32(uint32_t address, uint32_t value) {

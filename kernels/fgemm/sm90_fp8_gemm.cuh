@@ -7,13 +7,13 @@
 //     tile, multiplies a K block with four wgmma m64nNk32 into FP32 registers ("partial"), then promotes:
 //     acc += partial * sfa * sfb;
 //   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B through a ring of
-//     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier.
+//     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier, and
+//     one warp copies each block's scales (sfa of the tile's rows, sfb of its column blocks) into the stage.
 // Hopper's FP8 tensor cores keep only about 14 bits of the running sum, so the sum over one K block is
 // taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores. Where registers
 // allow, each warpgroup has two partial accumulators and promotes one block while its next block's MMAs run;
 // otherwise the other warpgroups' MMAs keep the tensor cores busy during a promotion.
-// The scales are read by the math threads straight from global memory, one K block ahead, so sfa may have
-// any strides (row-major or MN-major) at no cost.
+// The scale loader reads sfa with its strides, so sfa may be row-major or MN-major.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -98,9 +98,13 @@ struct GemmConfig {
   static constexpr uint32_t kSmemDPerWarpgroup = 64 * kWgmmaN * kOutputBytes;
   static constexpr uint32_t kSmemA = kBlockM * kBlockK;
   static constexpr uint32_t kSmemB = kBlockN * kBlockK;
+  // A stage's scales: sfa of the tile's rows, and sfb of up to kScaleBlocksB 128-column blocks from the one
+  // holding the tile's first column (a tile of at most 256 columns touches at most 3).
+  static constexpr uint32_t kScaleBlocksB = 4;
+  static constexpr uint32_t kSmemScales = (kBlockM + kScaleBlocksB) * 4;
   // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte pattern.
-  static constexpr uint32_t kSmemBytes =
-      1024 + kNumMathWarpgroups * kSmemDPerWarpgroup + kNumStages * (kSmemA + kSmemB) + kNumStages * 2 * 8;
+  static constexpr uint32_t kSmemBytes = 1024 + kNumMathWarpgroups * kSmemDPerWarpgroup +
+                                         kNumStages * (kSmemA + kSmemB + kSmemScales) + kNumStages * 2 * 8;
 
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
   static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
@@ -117,12 +121,30 @@ struct GemmConfig {
   static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
 };
 
-// Registers: the producer needs few, the math warpgroups hold two accumulators each. All of them share the
-// SM's 64 K registers: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 24 + 384 x 160 with three.
+// Registers: the producer warpgroup needs few, the math warpgroups hold two or three accumulators each. All
+// of them share the SM's 64 K registers: 128 x 32 + 256 x 240 with two math warpgroups, 128 x 32 + 384 x 160
+// with three.
 template <class C>
-constexpr uint32_t kProducerRegisters = C::kNumMathWarpgroups == 3 ? 24 : 40;
+constexpr uint32_t kProducerRegisters = 40;
 template <class C>
-constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 160 : 232;
+constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 152 : 232;
+
+// Every tile walks the ring of stages from stage 0: K block kb of a tile goes through stage kb % kNumStages.
+// The math warpgroups' K loop is unrolled over the stages, so each stage's barriers and shared-memory
+// descriptors are compile-time offsets of warp-uniform bases: the MMAs of a block issue back to back, with
+// no address arithmetic between them. A stage is then used kFullRounds or kFullRounds + 1 times per tile,
+// and its n-th use waits for its barriers' phase of parity n & 1.
+template <class C>
+struct Ring {
+  static constexpr uint32_t kFullRounds = C::kNumKBlocks / C::kNumStages;
+  static constexpr uint32_t kLastRoundStages = C::kNumKBlocks % C::kNumStages;
+
+  // Parity of stage `stage`'s use in round `round` of a tile, after `tiles_before` tiles of this CTA.
+  __device__ __forceinline__ static uint32_t parity(uint32_t stage, uint32_t round, uint32_t tiles_before) {
+    const uint32_t uses_per_tile = kFullRounds + (static_cast<int>(stage) < static_cast<int>(kLastRoundStages));
+    return ((tiles_before & uses_per_tile) ^ round) & 1;
+  }
+};
 
 // Loads one operand's box of `rows` x 128 at (k0, row0) for the stage at `dst`. An operand shared by the
 // cluster is loaded as kClusterSize slices: with multicast, this CTA loads only its own slice, to all CTAs.
@@ -156,7 +178,7 @@ __device__ __forceinline__ void produce(Scheduler scheduler, uint32_t rank, uint
                                         const ptx::TensorMap* tmap_b) {
   constexpr bool kMasked = C::kLayout == Layout::Masked;
   constexpr bool kGroupedB = C::kLayout != Layout::Normal;
-  uint32_t stage = 0, phase = 0;
+  uint32_t tiles_before = 0;
   Tile tile;
   while (scheduler.next(tile)) {
     // An out-of-range expert (a bad m_indices entry) reads expert 0; its rows are written as NaN.
@@ -165,43 +187,83 @@ __device__ __forceinline__ void produce(Scheduler scheduler, uint32_t rank, uint
     const bool multicast = C::kClusterSize > 1 && tile.multicast;
     for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
       const int32_t k0 = kb * C::kBlockK;
-      ptx::mbarrier_wait(&empty[stage], phase ^ 1);
+      const uint32_t stage = kb % C::kNumStages;
+      ptx::mbarrier_wait(&empty[stage], Ring<C>::parity(stage, kb / C::kNumStages, tiles_before) ^ 1);
       // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
       ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB);
       load_operand<C, kMasked>(smem_a + stage * C::kSmemA, tmap_a, &full[stage], C::kSliceRowsA, C::kBlockM,
                                multicast && C::kClusterN > 1, rank, k0, m0, group);
       load_operand<C, kGroupedB>(smem_b + stage * C::kSmemB, tmap_b, &full[stage], C::kSliceRowsB, C::kBlockN,
                                  multicast && C::kClusterM > 1, rank, k0, n0, group);
-      if (++stage == C::kNumStages) stage = 0, phase ^= 1;
     }
+    ++tiles_before;
+  }
+}
+
+// The scale loader (one warp of the producer warpgroup): copies every K block's scales of the tile into its
+// stage, sfa of the tile's rows and sfb of the 128-column blocks its columns touch, with cp.async, whose
+// completion counts as the warp's 32 arrivals on the stage's full barrier. The math threads read them from
+// shared memory: no global-memory latency in their K loop, and sfa may have any strides.
+template <class C, class Scheduler>
+__device__ __forceinline__ void load_scales(const GemmParams& params, Scheduler scheduler, float* smem_sfa,
+                                            float* smem_sfb, uint64_t* full, uint64_t* empty) {
+  const uint32_t lane = threadIdx.x % 32;
+  uint32_t tiles_before = 0;
+  Tile tile;
+  while (scheduler.next(tile)) {
+    const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
+    const float* sfa = params.sfa + group * params.sfa_group_stride;
+    const float* sfb = params.sfb + group * params.sfb_group_stride;
+    const uint32_t m0 = tile.m_block * C::kBlockM;
+    const uint32_t first_scale_block = tile.n_block * C::kBlockN / 128;
+    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
+      const uint32_t stage = kb % C::kNumStages;
+      ptx::mbarrier_wait(&empty[stage], Ring<C>::parity(stage, kb / C::kNumStages, tiles_before) ^ 1);
+      for (uint32_t i = lane; i < C::kBlockM; i += 32) {
+        // A row past the end reads row 0's scales: its A row is TMA zero fill, or a row never stored.
+        const uint32_t row = m0 + i < tile.rows ? m0 + i : 0;
+        ptx::cp_async_4(smem_sfa + stage * C::kBlockM + i, sfa + row * params.sfa_m_stride + kb * params.sfa_k_stride);
+      }
+      if (lane < C::kScaleBlocksB) {
+        const uint32_t block = min_of(first_scale_block + lane, C::kNumNBlocksOfB - 1);
+        ptx::cp_async_4(smem_sfb + stage * C::kScaleBlocksB + lane,
+                        sfb + block * params.sfb_n_stride + kb * params.sfb_k_stride);
+      }
+      ptx::cp_async_mbarrier_arrive(&full[stage]);
+    }
+    ++tiles_before;
   }
 }
 
 // The math warpgroups: MMAs, promotion and the epilogue of every tile of the CTA.
 template <class C, class Wgmma, class Scheduler>
 __device__ __forceinline__ void consume(const GemmParams& params, Scheduler scheduler, uint8_t* smem_a, uint8_t* smem_b,
-                                        uint8_t* smem_d, uint64_t* full, uint64_t* empty,
-                                        const ptx::TensorMap* tmap_d) {
+                                        const float* smem_sfa, const float* smem_sfb, uint8_t* smem_d,
+                                        uint64_t* full, uint64_t* empty, const ptx::TensorMap* tmap_d) {
   ptx::setmaxnreg_increase<kMathRegisters<C>>();
   constexpr uint32_t kNumStages = C::kNumStages;
   constexpr bool kMasked = C::kLayout == Layout::Masked;
-  const uint32_t warpgroup = threadIdx.x / 128;
+  // Read through a shuffle, so that ptxas knows it is warp-uniform: the descriptors below then live in
+  // uniform registers.
+  const uint32_t warpgroup = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);
   const uint32_t wg_row = warpgroup / C::kWarpgroupCols;
   const uint32_t wg_col = warpgroup % C::kWarpgroupCols;
   const uint32_t lane = threadIdx.x % 32;
   // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
   const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
   // Shared memory ends below 256 KiB, so stepping a descriptor's 14-bit address field never carries over.
-  const uint64_t desc_a_base =
+  uint64_t desc_a_base =
       ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_a) + wg_row * 64 * C::kBlockK);
-  const uint64_t desc_b_base =
+  uint64_t desc_b_base =
       ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_b) + wg_col * C::kWgmmaN * C::kBlockK);
   uint8_t* staging = smem_d + warpgroup * C::kSmemDPerWarpgroup;
+  const uint32_t smem_sfa_base = ptx::smem_address(smem_sfa), smem_sfb_base = ptx::smem_address(smem_sfb);
 
-  float partial[C::kWgmmaN / 2] = {};
-  float partial2[C::kTwoPartials ? C::kWgmmaN / 2 : 1] = {};
-  float acc[C::kWgmmaN / 2];
-  uint32_t issue_stage = 0, issue_phase = 0, release_stage = 0;
+  constexpr uint32_t kFragments = C::kWgmmaN / 2;
+  float partial[kFragments];
+  float partial2[C::kTwoPartials ? kFragments : 1];
+  float acc[kFragments];
+  uint32_t tiles_before = 0;
 
   Tile tile;
   while (scheduler.next(tile)) {
@@ -219,59 +281,52 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       if (row1 < params.m) row_experts[1] = params.m_indices[row1];
     }
 
-    // Scale pointers, stepped along K block by block. A row past the end reads row 0's scales: its A row is
-    // TMA zero fill, or a row of the masked layout that is never stored.
-    const float* sfa_group = params.sfa + group * params.sfa_group_stride;
-    const float* sfa0 = sfa_group + (row0 < rows ? row0 : 0) * params.sfa_m_stride;
-    const float* sfa1 = sfa_group + (row1 < rows ? row1 : 0) * params.sfa_m_stride;
-    // A warpgroup wholly past N reads the last block's scales; its columns are never stored.
+    // This thread's scales in a stage: sfa of its rows, sfb of the one or two 128-column blocks its
+    // warpgroup's columns touch (a warpgroup wholly past N reads the last block's; its columns are never stored).
     const uint32_t nb0 = min_of(n_base / 128, C::kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, C::kNumNBlocksOfB - 1);
+    const uint32_t sfa_address = smem_sfa_base + (wg_row * 64 + row_in_wg) * 4;  // row 1: 8 rows on
+    const uint32_t sfb_address = smem_sfb_base + (nb0 - tile.n_block * C::kBlockN / 128) * 4;
     const uint32_t first_block_cols = 128 - n_base % 128;  // columns [0, this) use nb0, the rest nb1
-    const float* sfb0 = params.sfb + group * params.sfb_group_stride + nb0 * params.sfb_n_stride;
-    const float* sfb1 = params.sfb + group * params.sfb_group_stride + nb1 * params.sfb_n_stride;
-    const int64_t sfa_k_stride = params.sfa_k_stride, sfb_k_stride = params.sfb_k_stride;
-
-    // The scales of the next block, read from global memory while the current block's MMAs run: sfa of rows 0
-    // and 1, sfb of the two scale blocks the columns may touch.
     struct Scales {
       float a0, a1, b0, b1;
     };
-    auto load_next_scales = [&]() {
-      const float b0 = ptx::load_readonly(sfb0);
-      const Scales next{ptx::load_readonly(sfa0), ptx::load_readonly(sfa1), b0,
-                        C::kUniformScaleB ? b0 : ptx::load_readonly(sfb1)};
-      sfa0 += sfa_k_stride, sfa1 += sfa_k_stride, sfb0 += sfb_k_stride, sfb1 += sfb_k_stride;
-      return next;
+    auto read_scales = [&](uint32_t stage) {
+      const uint32_t sfa = sfa_address + stage * C::kBlockM * 4;
+      const uint32_t sfb = sfb_address + stage * C::kScaleBlocksB * 4;
+      const float b0 = ptx::load_shared_f32(sfb);
+      return Scales{ptx::load_shared_f32(sfa), ptx::load_shared_f32(sfa + 8 * 4), b0,
+                    C::kUniformScaleB ? b0 : ptx::load_shared_f32(sfb + (nb1 - nb0) * 4)};
     };
-    // Waits for the next block's stage and starts its four MMAs (128 of K) into `p`.
-    auto issue = [&](float (&p)[C::kWgmmaN / 2]) {
-      ptx::mbarrier_wait(&full[issue_stage], issue_phase);
+    // Waits for the stage of a K block and starts its four MMAs (128 of K) into `p`.
+    auto issue = [&](uint32_t stage, uint32_t round, float (&p)[kFragments]) {
+      ptx::mbarrier_wait(&full[stage], Ring<C>::parity(stage, round, tiles_before));
 #pragma unroll
-      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(p[i]);
+      for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(p[i]);
       ptx::wgmma_fence();
       // Descriptors address shared memory in 16-byte units: step them from the stage's first one.
-      const uint64_t desc_a = desc_a_base + issue_stage * (C::kSmemA / 16);
-      const uint64_t desc_b = desc_b_base + issue_stage * (C::kSmemB / 16);
+      const uint64_t desc_a = desc_a_base + stage * (C::kSmemA / 16);
+      const uint64_t desc_b = desc_b_base + stage * (C::kSmemB / 16);
 #pragma unroll
       for (uint32_t kk = 0; kk < C::kBlockK / 32; ++kk) Wgmma::mma(p, desc_a + kk * 2, desc_b + kk * 2, kk > 0);
       ptx::wgmma_commit_group();
-      if (++issue_stage == kNumStages) issue_stage = 0, issue_phase ^= 1;
     };
-    // Once the MMAs of `p` are complete: frees their stage for the producer and promotes the partial sums.
-    auto retire = [&](float (&p)[C::kWgmmaN / 2], const Scales& s) {
-#pragma unroll
-      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) ptx::fence_operand(p[i]);
+    // Once a stage's MMAs are complete, the stage goes back to the producer (of every CTA of the cluster).
+    auto release = [&](uint32_t stage) {
       __syncwarp();
       if (lane == 0) {
         if constexpr (C::kClusterSize > 1) {
 #pragma unroll
-          for (uint32_t cta = 0; cta < C::kClusterSize; ++cta) ptx::mbarrier_arrive_cluster(&empty[release_stage], cta);
+          for (uint32_t cta = 0; cta < C::kClusterSize; ++cta) ptx::mbarrier_arrive_cluster(&empty[stage], cta);
         } else {
-          ptx::mbarrier_arrive(&empty[release_stage]);
+          ptx::mbarrier_arrive(&empty[stage]);
         }
       }
-      if (++release_stage == kNumStages) release_stage = 0;
+    };
+    // acc += p * sfa * sfb, for a complete partial sum `p`.
+    auto promote = [&](float (&p)[kFragments], const Scales& s) {
+#pragma unroll
+      for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(p[i]);
       // Fragment i holds row (i / 2 % 2 ? row1 : row0), column (i / 4) * 8 + (lane % 4) * 2 + i % 2.
       const float scale00 = s.a0 * s.b0, scale10 = s.a1 * s.b0, scale01 = s.a0 * s.b1, scale11 = s.a1 * s.b1;
 #pragma unroll
@@ -287,43 +342,65 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     };
 
 #pragma unroll
-    for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) acc[i] = 0.0f;
+    for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
 
-    Scales scales = load_next_scales();
-    if constexpr (C::kTwoPartials) {
-      // Block kb is promoted while the MMAs of block kb + 1 run, into the other partial accumulator. Each
-      // step starts with block kb complete in `current` and ends once block kb + 1 is complete in `next`:
-      // with no MMA in flight across the loop's back edge, ptxas can prove that the promotion reads no
-      // accumulator an MMA is writing, and keeps the MMAs asynchronous (otherwise it serializes them, C7514).
-      auto step = [&](float (&current)[C::kWgmmaN / 2], float (&next)[C::kWgmmaN / 2]) {
-        const Scales next_scales = load_next_scales();
-        issue(next);
-        retire(current, scales);
+    // One K block, kb = round * kNumStages + stage; `odd` is kb % 2.
+    Scales scales;
+    auto step = [&](uint32_t stage, uint32_t round, bool odd) {
+      if constexpr (C::kTwoPartials) {
+        // Block kb's MMAs run, into the partial accumulator of kb's parity, while block kb - 1 is promoted
+        // from the other. Each step ends with its MMAs complete: with no MMA in flight across a back edge,
+        // ptxas can prove that no promotion reads an accumulator an MMA is writing, and keeps the MMAs
+        // asynchronous (otherwise it serializes them, C7514).
+        float(&current)[kFragments] = odd ? partial2 : partial;
+        float(&previous)[kFragments] = odd ? partial : partial2;
+        issue(stage, round, current);
+        const Scales current_scales = read_scales(stage);
+        promote(previous, scales);
         ptx::wgmma_wait_group<0>();
-        scales = next_scales;
-      };
-      issue(partial);
-      ptx::wgmma_wait_group<0>();
-      for (uint32_t kb = 0; kb + 2 < C::kNumKBlocks; kb += 2) {
-        step(partial, partial2);
-        step(partial2, partial);
-      }
-      if constexpr (C::kNumKBlocks % 2 == 0) {
-        step(partial, partial2);
-        retire(partial2, scales);
+        release(stage);
+        scales = current_scales;
       } else {
-        retire(partial, scales);
-      }
-    } else {
-      // One partial accumulator: the other warpgroups' MMAs keep the tensor cores busy during a promotion.
-      for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
-        issue(partial);
-        const Scales next = kb + 1 < C::kNumKBlocks ? load_next_scales() : scales;
+        // One partial accumulator: the other warpgroups' MMAs keep the tensor cores busy during a promotion.
+        issue(stage, round, partial);
+        const Scales current_scales = read_scales(stage);
         ptx::wgmma_wait_group<0>();
-        retire(partial, scales);
-        scales = next;
+        release(stage);
+        promote(partial, current_scales);
       }
+    };
+    if constexpr (C::kTwoPartials) {
+      // The first step promotes "block -1": zeros.
+      scales = Scales{0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (uint32_t i = 0; i < kFragments; ++i) partial2[i] = 0.0f;
     }
+    // The loop is unrolled over the stages (over two rounds where an odd number of stages would change the
+    // parity of a stage's blocks from round to round), so stages and parities are compile-time constants.
+    using R = Ring<C>;
+    constexpr uint32_t kRoundsPerIteration = C::kTwoPartials && kNumStages % 2 == 1 ? 2 : 1;
+    // Every stage's descriptors are loop invariants, which ptxas would hoist out of the loop into registers
+    // and spill: passing their bases through a shuffle once per round keeps them computed where they are used.
+    auto new_round = [&]() {
+      desc_a_base = __shfl_sync(0xffffffff, desc_a_base, 0);
+      desc_b_base = __shfl_sync(0xffffffff, desc_b_base, 0);
+    };
+    for (uint32_t round = 0; round + kRoundsPerIteration <= R::kFullRounds; round += kRoundsPerIteration) {
+      new_round();
+#pragma unroll
+      for (uint32_t i = 0; i < kRoundsPerIteration * kNumStages; ++i)
+        step(i % kNumStages, round + i / kNumStages, i % 2 == 1);
+    }
+    new_round();
+    if constexpr (kRoundsPerIteration == 2 && R::kFullRounds % 2 == 1) {
+#pragma unroll
+      for (uint32_t i = 0; i < kNumStages; ++i) step(i, R::kFullRounds - 1, i % 2 == 1);
+    }
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(R::kLastRoundStages); ++i)
+      step(i, R::kFullRounds, (R::kFullRounds * kNumStages + i) % 2 == 1);
+    if constexpr (C::kTwoPartials) promote((C::kNumKBlocks - 1) % 2 == 0 ? partial : partial2, scales);
+    ++tiles_before;
 
     // ---------------------------------------------------------------- epilogue
     if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
@@ -386,7 +463,9 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
   uint8_t* smem_d = smem;
   uint8_t* smem_a = smem_d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup;
   uint8_t* smem_b = smem_a + kNumStages * C::kSmemA;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem_b + kNumStages * C::kSmemB);
+  float* smem_sfa = reinterpret_cast<float*>(smem_b + kNumStages * C::kSmemB);
+  float* smem_sfb = smem_sfa + kNumStages * C::kBlockM;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem_sfb + kNumStages * C::kScaleBlocksB);
   uint64_t* empty = full + kNumStages;
 
   constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
@@ -395,7 +474,8 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
     ptx::prefetch_tensor_map(tmap_b);
     ptx::prefetch_tensor_map(tmap_d);
     for (uint32_t s = 0; s < kNumStages; ++s) {
-      ptx::mbarrier_init(&full[s], 1);
+      // The TMA thread's arrival (with the bytes it expects) and the scale loader's 32.
+      ptx::mbarrier_init(&full[s], 1 + 32);
       // One arrival per math warp of every CTA of the cluster: a stage is refilled (possibly by a peer's
       // multicast) only once all of them are done with it.
       ptx::mbarrier_init(&empty[s], C::kNumMathWarpgroups * 4 * C::kClusterSize);
@@ -417,8 +497,9 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
     // ---------------------------------------------------------------- producer
     ptx::setmaxnreg_decrease<kProducerRegisters<C>>();
     if (threadIdx.x == kProducerThread) produce<C>(scheduler, rank, smem_a, smem_b, full, empty, tmap_a, tmap_b);
+    if (threadIdx.x / 32 == kProducerThread / 32 + 1) load_scales<C>(params, scheduler, smem_sfa, smem_sfb, full, empty);
   } else {
-    consume<C, Wgmma>(params, scheduler, smem_a, smem_b, smem_d, full, empty, tmap_d);
+    consume<C, Wgmma>(params, scheduler, smem_a, smem_b, smem_sfa, smem_sfb, smem_d, full, empty, tmap_d);
   }
   // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
   if constexpr (C::kClusterSize > 1) ptx::cluster_sync();

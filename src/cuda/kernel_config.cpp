@@ -12,7 +12,8 @@ int KernelConfig::swizzle_d_bytes() const {
 int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32) {
   constexpr int kAlignmentSlack = 1024;
   const int staging_d = block_m * block_n * (output_f32 ? 4 : 2);
-  const int stage = (block_m + block_n) * KernelConfig::kBlockK;
+  // A and B, and the scales: sfa of the tile's rows and four sfb values.
+  const int stage = (block_m + block_n) * KernelConfig::kBlockK + (block_m + 4) * 4;
   const int barriers = num_stages * 2 * 8;
   return kAlignmentSlack + staging_d + num_stages * stage + barriers;
 }
