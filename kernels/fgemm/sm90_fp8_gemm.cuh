@@ -122,7 +122,7 @@ struct GemmConfig {
 };
 
 // Registers: the producer warpgroup needs few, the math warpgroups hold two or three accumulators each. All
-// of them share the SM's 64 K registers: 128 x 32 + 256 x 240 with two math warpgroups, 128 x 32 + 384 x 160
+// of them share the SM's 64 K registers: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 40 + 384 x 152
 // with three.
 template <class C>
 constexpr uint32_t kProducerRegisters = 40;
@@ -145,6 +145,12 @@ struct Ring {
     return ((tiles_before & uses_per_tile) ^ round) & 1;
   }
 };
+
+// The 128-column block of B's scales holding the tile's first column: a stage's sfb slot 0.
+template <class C>
+__device__ __forceinline__ uint32_t first_scale_block(const Tile& tile) {
+  return tile.n_block * C::kBlockN / 128;
+}
 
 // Loads one operand's box of `rows` x 128 at (k0, row0) for the stage at `dst`. An operand shared by the
 // cluster is loaded as kClusterSize slices: with multicast, this CTA loads only its own slice, to all CTAs.
@@ -171,33 +177,41 @@ __device__ __forceinline__ void load_operand(uint8_t* dst, const ptx::TensorMap*
   }
 }
 
-// The producer (one thread): streams the K blocks of A and B of every tile through the stage ring.
+// The producers' walk: every K block of every tile of the CTA, in the ring's order, calling
+// fill(tile, group, kb, stage) once the stage is free. An out-of-range expert (a bad m_indices entry) reads
+// expert 0; its rows are written as NaN.
+template <class C, class Scheduler, class Fill>
+__device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty, Fill fill) {
+  uint32_t tiles_before = 0;
+  Tile tile;
+  while (scheduler.next(tile)) {
+    const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
+    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
+      const uint32_t stage = kb % C::kNumStages;
+      ptx::mbarrier_wait(&empty[stage], Ring<C>::parity(stage, kb / C::kNumStages, tiles_before) ^ 1);
+      fill(tile, group, kb, stage);
+    }
+    ++tiles_before;
+  }
+}
+
+// The TMA thread of the producer warpgroup: streams the K blocks of A and B of every tile through the stages.
 template <class C, class Scheduler>
 __device__ __forceinline__ void produce(Scheduler scheduler, uint32_t rank, uint8_t* smem_a, uint8_t* smem_b,
                                         uint64_t* full, uint64_t* empty, const ptx::TensorMap* tmap_a,
                                         const ptx::TensorMap* tmap_b) {
   constexpr bool kMasked = C::kLayout == Layout::Masked;
   constexpr bool kGroupedB = C::kLayout != Layout::Normal;
-  uint32_t tiles_before = 0;
-  Tile tile;
-  while (scheduler.next(tile)) {
-    // An out-of-range expert (a bad m_indices entry) reads expert 0; its rows are written as NaN.
-    const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
-    const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN;
+  fill_stages<C>(scheduler, empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
+    const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN, k0 = kb * C::kBlockK;
     const bool multicast = C::kClusterSize > 1 && tile.multicast;
-    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
-      const int32_t k0 = kb * C::kBlockK;
-      const uint32_t stage = kb % C::kNumStages;
-      ptx::mbarrier_wait(&empty[stage], Ring<C>::parity(stage, kb / C::kNumStages, tiles_before) ^ 1);
-      // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
-      ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB);
-      load_operand<C, kMasked>(smem_a + stage * C::kSmemA, tmap_a, &full[stage], C::kSliceRowsA, C::kBlockM,
-                               multicast && C::kClusterN > 1, rank, k0, m0, group);
-      load_operand<C, kGroupedB>(smem_b + stage * C::kSmemB, tmap_b, &full[stage], C::kSliceRowsB, C::kBlockN,
-                                 multicast && C::kClusterM > 1, rank, k0, n0, group);
-    }
-    ++tiles_before;
-  }
+    // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
+    ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB);
+    load_operand<C, kMasked>(smem_a + stage * C::kSmemA, tmap_a, &full[stage], C::kSliceRowsA, C::kBlockM,
+                             multicast && C::kClusterN > 1, rank, k0, m0, group);
+    load_operand<C, kGroupedB>(smem_b + stage * C::kSmemB, tmap_b, &full[stage], C::kSliceRowsB, C::kBlockN,
+                               multicast && C::kClusterM > 1, rank, k0, n0, group);
+  });
 }
 
 // The scale loader (one warp of the producer warpgroup): copies every K block's scales of the tile into its
@@ -208,31 +222,21 @@ template <class C, class Scheduler>
 __device__ __forceinline__ void load_scales(const GemmParams& params, Scheduler scheduler, float* smem_sfa,
                                             float* smem_sfb, uint64_t* full, uint64_t* empty) {
   const uint32_t lane = threadIdx.x % 32;
-  uint32_t tiles_before = 0;
-  Tile tile;
-  while (scheduler.next(tile)) {
-    const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
-    const float* sfa = params.sfa + group * params.sfa_group_stride;
-    const float* sfb = params.sfb + group * params.sfb_group_stride;
+  fill_stages<C>(scheduler, empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
+    const float* sfa = params.sfa + group * params.sfa_group_stride + kb * params.sfa_k_stride;
+    const float* sfb = params.sfb + group * params.sfb_group_stride + kb * params.sfb_k_stride;
     const uint32_t m0 = tile.m_block * C::kBlockM;
-    const uint32_t first_scale_block = tile.n_block * C::kBlockN / 128;
-    for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
-      const uint32_t stage = kb % C::kNumStages;
-      ptx::mbarrier_wait(&empty[stage], Ring<C>::parity(stage, kb / C::kNumStages, tiles_before) ^ 1);
-      for (uint32_t i = lane; i < C::kBlockM; i += 32) {
-        // A row past the end reads row 0's scales: its A row is TMA zero fill, or a row never stored.
-        const uint32_t row = m0 + i < tile.rows ? m0 + i : 0;
-        ptx::cp_async_4(smem_sfa + stage * C::kBlockM + i, sfa + row * params.sfa_m_stride + kb * params.sfa_k_stride);
-      }
-      if (lane < C::kScaleBlocksB) {
-        const uint32_t block = min_of(first_scale_block + lane, C::kNumNBlocksOfB - 1);
-        ptx::cp_async_4(smem_sfb + stage * C::kScaleBlocksB + lane,
-                        sfb + block * params.sfb_n_stride + kb * params.sfb_k_stride);
-      }
-      ptx::cp_async_mbarrier_arrive(&full[stage]);
+    for (uint32_t i = lane; i < C::kBlockM; i += 32) {
+      // A row past the end reads row 0's scales: its A row is TMA zero fill, or a row never stored.
+      const uint32_t row = m0 + i < tile.rows ? m0 + i : 0;
+      ptx::cp_async_4(smem_sfa + stage * C::kBlockM + i, sfa + row * params.sfa_m_stride);
     }
-    ++tiles_before;
-  }
+    if (lane < C::kScaleBlocksB) {
+      const uint32_t block = min_of(first_scale_block<C>(tile) + lane, C::kNumNBlocksOfB - 1);
+      ptx::cp_async_4(smem_sfb + stage * C::kScaleBlocksB + lane, sfb + block * params.sfb_n_stride);
+    }
+    ptx::cp_async_mbarrier_arrive(&full[stage]);
+  });
 }
 
 // The math warpgroups: MMAs, promotion and the epilogue of every tile of the CTA.
@@ -286,7 +290,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     const uint32_t nb0 = min_of(n_base / 128, C::kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, C::kNumNBlocksOfB - 1);
     const uint32_t sfa_address = smem_sfa_base + (wg_row * 64 + row_in_wg) * 4;  // row 1: 8 rows on
-    const uint32_t sfb_address = smem_sfb_base + (nb0 - tile.n_block * C::kBlockN / 128) * 4;
+    const uint32_t sfb_address = smem_sfb_base + (nb0 - first_scale_block<C>(tile)) * 4;
     const uint32_t first_block_cols = 128 - n_base % 128;  // columns [0, this) use nb0, the rest nb1
     struct Scales {
       float a0, a1, b0, b1;
