@@ -4,6 +4,11 @@ Kernel time only, L2 flushed before every call, median of many calls after warm-
 the ratios per shape and their geometric means; --json writes the numbers.
 
     python bench/bench_gpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--jit]
+
+sfa is passed MN-major and TMA-aligned (the layout DeepGEMM requires and its figures were measured with)
+unless --sfa-layout row-major is given. Where the shape table also holds cuBLASLt's figure from the run that
+measured DeepGEMM's, the ratio to DeepGEMM is also estimated side by side: (fgemm / cuBLASLt here) /
+(DeepGEMM / cuBLASLt there), which cancels the difference in clocks between the two GPUs.
 """
 
 import argparse
@@ -26,6 +31,12 @@ sys.path.insert(0, str(REPO / "tests" / "python"))
 from gpu_reference import random_operands, reference_gemm  # noqa: E402
 
 L2_FLUSH_BYTES = 256 << 20
+SFA_LAYOUT = "mn-major"  # set from --sfa-layout
+
+
+def fgemm_sfa(sfa):
+    """The activation scales as fgemm is given them: MN-major and TMA-aligned, or row-major as quantized."""
+    return fgemm.get_mn_major_tma_aligned_tensor(sfa) if SFA_LAYOUT == "mn-major" else sfa
 
 
 def event_times_us(fn, flush, warmup, repeats):
@@ -80,7 +91,8 @@ def normal_gemm(m, n, k):
     """Random quantized operands, a BF16 output and the call that fills it."""
     (a, sfa), (b, sfb) = random_operands(m, n, k)
     d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
-    return (a, sfa), (b, sfb), d, lambda: fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+    sfa_in = fgemm_sfa(sfa)
+    return (a, sfa), (b, sfb), d, lambda: fgemm.fp8_gemm_nt((a, sfa_in), (b, sfb), d)
 
 
 def bench_normal(shapes, flush):
@@ -105,9 +117,14 @@ def result_row(label, flops, fgemm_us, cublas_us, diff, shape, **fields):
     row = dict(fields, fgemm_us=fgemm_us, fgemm_tflops=flops / fgemm_us / 1e6, calc_diff=diff,
                cublaslt_us=cublas_us, cublaslt_tflops=flops / cublas_us / 1e6,
                deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops"))
+    vs_cublas = row["fgemm_tflops"] / row["cublaslt_tflops"]
+    table_cublas = shape.get("h100_cublaslt_blockwise_tflops")
+    row["vs_deepgemm_via_cublaslt"] = vs_cublas / (row["deepgemm_h100_tflops"] / table_cublas) if table_cublas \
+        else float("nan")
     print(f"{label} | fgemm {fgemm_us:8.1f} us {row['fgemm_tflops']:7.1f} TFLOPS diff {diff:.1e} | "
-          f"cuBLASLt {row['cublaslt_tflops']:7.1f} TFLOPS | x{row['fgemm_tflops'] / row['cublaslt_tflops']:.2f} vs "
-          f"cuBLASLt, x{row['fgemm_tflops'] / row['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table)", flush=True)
+          f"cuBLASLt {row['cublaslt_tflops']:7.1f} TFLOPS | x{vs_cublas:.2f} vs cuBLASLt, "
+          f"x{row['fgemm_tflops'] / row['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table), "
+          f"x{row['vs_deepgemm_via_cublaslt']:.2f} via cuBLASLt", flush=True)
     return row
 
 
@@ -131,14 +148,15 @@ def bench_grouped(kind, shapes, flush):
         if kind == "contiguous":
             d = torch.empty(groups * m, n, dtype=torch.bfloat16, device="cuda")
             m_indices = torch.arange(groups, dtype=torch.int32, device="cuda").repeat_interleave(m)
-            a_flat, sfa_flat = a.reshape(groups * m, k), sfa.reshape(groups * m, -1)
+            a_flat, sfa_flat = a.reshape(groups * m, k), fgemm_sfa(sfa.reshape(groups * m, -1))
             run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous(  # noqa: E731
                 (a_flat, sfa_flat), (b, sfb), d, m_indices)
             out = lambda g: d[g * m:(g + 1) * m]  # noqa: E731
         else:
             d = torch.empty(groups, m, n, dtype=torch.bfloat16, device="cuda")
             masked_m = torch.full((groups,), m, dtype=torch.int32, device="cuda")
-            run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, m)  # noqa: E731
+            sfa_in = fgemm_sfa(sfa)
+            run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_in), (b, sfb), d, masked_m, m)  # noqa: E731
             out = lambda g: d[g]  # noqa: E731
         run_fgemm()
         diff = max(fgemm.calc_diff(out(g), reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
@@ -229,31 +247,38 @@ def host_overhead_us(calls=200):
 
 
 def main():
+    global SFA_LAYOUT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default=str(REPO.parent / "shared" / "bench" / "seed_shapes.json"))
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--jit", action="store_true", help="also time a cold JIT compile and the host overhead")
     parser.add_argument("--normal-only", action="store_true", help="skip the grouped (MoE) shapes")
     parser.add_argument("--sweep", action="store_true", help="also time every tile shape on each normal shape")
+    parser.add_argument("--sfa-layout", choices=("mn-major", "row-major"), default=SFA_LAYOUT,
+                        help="the layout of the activation scales fgemm is given (default: %(default)s)")
     args = parser.parse_args()
+    SFA_LAYOUT = args.sfa_layout
 
     table = json.loads(Path(args.shapes).read_text())
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}")
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}, "
+          f"sfa {SFA_LAYOUT}")
     rows = bench_normal(table["normal"], flush)
     grouped = []
     if not args.normal_only:
         grouped = bench_grouped("contiguous", table["m_grouped_contiguous"], flush) + \
             bench_grouped("masked", table["m_grouped_masked"], flush)
     summary = dict(
-        gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+        gpu=torch.cuda.get_device_name(), torch=torch.__version__, sfa_layout=SFA_LAYOUT,
         normal_geomean_vs_cublaslt=geomean([r["fgemm_tflops"] / r["cublaslt_tflops"] for r in rows]),
         normal_min_vs_cublaslt=min(r["fgemm_tflops"] / r["cublaslt_tflops"] for r in rows),
         normal_geomean_vs_deepgemm_table=geomean([r["fgemm_tflops"] / r["deepgemm_h100_tflops"] for r in rows]),
+        normal_geomean_vs_deepgemm_via_cublaslt=geomean([r["vs_deepgemm_via_cublaslt"] for r in rows]),
     )
     if grouped:
         summary["grouped_min_vs_deepgemm_table"] = min(r["fgemm_tflops"] / r["deepgemm_h100_tflops"] for r in grouped)
         summary["grouped_geomean_vs_cublaslt"] = geomean([r["fgemm_tflops"] / r["cublaslt_tflops"] for r in grouped])
+        summary["grouped_min_vs_deepgemm_via_cublaslt"] = min(r["vs_deepgemm_via_cublaslt"] for r in grouped)
     if args.jit:
         summary["cold_jit_ms_nvrtc"] = cold_jit_ms("nvrtc")
         summary["cold_jit_ms_nvcc"] = cold_jit_ms("nvcc")
