@@ -170,7 +170,8 @@ def bench_grouped(kind, shapes, flush):
 # (block_m, block_n, cluster_m, cluster_n): a cluster along M shares B, along N shares A.
 SWEEP_CONFIGS = [(64, n, 1, 1) for n in (16, 32, 64, 128, 256)] + [(64, n, 1, 2) for n in (16, 32, 64, 128)] + \
     [(128, n, 1, 1) for n in (64, 96, 128, 160)] + [(128, n, 2, 1) for n in (96, 128, 160)] + \
-    [(128, 128, 1, 2), (64, 256, 2, 1)] + [(192, n, 1, 1) for n in (64, 96, 128)] + [(192, 128, 2, 1)]
+    [(128, 128, 1, 2), (64, 256, 2, 1), (128, 256, 1, 1), (128, 256, 1, 2)] + \
+    [(192, n, 1, 1) for n in (64, 96, 128)] + [(192, 128, 2, 1)]
 
 
 def sweep(shapes, flush):

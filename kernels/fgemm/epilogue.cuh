@@ -1,4 +1,4 @@
-// Writing a math warpgroup's 64 x kWgmmaN FP32 accumulators to D. In the wgmma fragment layout, thread t of
+// Writing a math warpgroup's 64 x kWarpgroupN FP32 accumulators to D. In the wgmma fragment layout, thread t of
 // the warpgroup holds, for each 8-column group j, columns 8j + 2(t % 4) + {0, 1} of rows r0 = 16(t / 32) +
 // (t % 32) / 4 and r0 + 8: acc[4j + 0..1] and acc[4j + 2..3].
 #pragma once
@@ -13,7 +13,7 @@ enum class RowAction : uint32_t { Skip, Write, WriteNaN };
 
 template <class C>
 struct Epilogue {
-  static constexpr uint32_t kFragments = C::kWgmmaN / 2;
+  static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
 
   // Full tiles: the accumulators go to shared memory in the layout of a TMA store with the kSwizzleDBytes
   // swizzle (which keeps the stores free of bank conflicts), then one thread stores them in chunks of
@@ -29,7 +29,7 @@ struct Epilogue {
     if (thread == 0) ptx::bulk_wait_group_read_all();
     ptx::named_barrier_sync(barrier_id, 128);
 #pragma unroll
-    for (uint32_t j = 0; j < C::kWgmmaN / 8; ++j) {
+    for (uint32_t j = 0; j < C::kWarpgroupN / 8; ++j) {
 #pragma unroll
       for (uint32_t half = 0; half < 2; ++half) {
         const uint32_t row = row_in_wg + half * 8, col = j * 8 + col_in_group;
@@ -68,7 +68,7 @@ struct Epilogue {
       if (actions[half] == RowAction::Skip) continue;
       const int64_t row_offset = static_cast<int64_t>(row_in_wg + half * 8) * row_stride;
 #pragma unroll
-      for (uint32_t j = 0; j < C::kWgmmaN / 8; ++j) {
+      for (uint32_t j = 0; j < C::kWarpgroupN / 8; ++j) {
 #pragma unroll
         for (uint32_t e = 0; e < 2; ++e) {
           const uint32_t col = j * 8 + col_in_group + e;

@@ -3,9 +3,9 @@
 //
 // One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by
 // TMA multicast. Warpgroups:
-//   - two or three math warpgroups (0, 1 and 2 for 192-row tiles): each owns a 64 x kWgmmaN part of the
+//   - two or three math warpgroups (0, 1 and 2 for 192-row tiles): each owns a 64 x kWarpgroupN part of the
 //     tile, multiplies a K block with four wgmma m64nNk32 into FP32 registers ("partial"), then promotes:
-//     acc += partial * sfa * sfb;
+//     acc += partial * sfa * sfb (a warpgroup of 256 columns does so for each half of its columns in turn);
 //   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B through a ring of
 //     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier, and
 //     one warp copies each block's scales (sfa of the tile's rows, sfb of its column blocks) into the stage.
@@ -70,32 +70,37 @@ struct GemmConfig {
   static constexpr uint32_t kNumMathWarpgroups = kBlockM == 192 ? 3 : 2;
   static constexpr uint32_t kWarpgroupRows = kBlockM / 64;
   static constexpr uint32_t kWarpgroupCols = kNumMathWarpgroups / kWarpgroupRows;
-  static constexpr uint32_t kWgmmaN = kBlockN / kWarpgroupCols;
+  static constexpr uint32_t kWarpgroupN = kBlockN / kWarpgroupCols;
   static constexpr uint32_t kNumThreads = 128 * (kNumMathWarpgroups + 1);
   static constexpr uint32_t kNumKBlocks = ceil_div(kShapeK, kBlockK);
   static constexpr uint32_t kNumNBlocksOfB = ceil_div(kShapeN, 128u);
   // A warpgroup's columns lie in one 128-row block of B's scales, so one sfb value serves them all.
-  static constexpr bool kUniformScaleB = 128 % kWgmmaN == 0;
+  static constexpr bool kUniformScaleB = 128 % kWarpgroupN == 0;
   // Otherwise they must lie in two: the promotion picks one of two sfb values per column.
   static constexpr bool spans_at_most_two_scale_blocks() {
     for (uint32_t n_block = 0; n_block < 128; ++n_block)
       for (uint32_t wg_col = 0; wg_col < kWarpgroupCols; ++wg_col)
-        if ((n_block * kBlockN + wg_col * kWgmmaN) % 128 + kWgmmaN > 256) return false;
+        if ((n_block * kBlockN + wg_col * kWarpgroupN) % 128 + kWarpgroupN > 256) return false;
     return true;
   }
 
   // A second partial accumulator lets a warpgroup promote one K block while its next block's MMAs run: where
-  // three accumulators of kWgmmaN / 2 registers fit the math threads' registers (232 with two math
+  // three accumulators of kWarpgroupN / 2 registers fit the math threads' registers (232 with two math
   // warpgroups, 160 with three) beside addresses, scales and loop state.
-  static constexpr bool kTwoPartials = kWgmmaN <= (kNumMathWarpgroups == 3 ? 64 : 128);
+  static constexpr bool kTwoPartials = kWarpgroupN <= (kNumMathWarpgroups == 3 ? 64 : 128);
+  // A warpgroup of 256 columns (BLOCK_M 128 x BLOCK_N 256) multiplies them in two halves of 128 through one
+  // partial accumulator: 128 + 64 registers. Against 128 x 128 tiles, the TMA traffic into shared memory per
+  // MMA falls by a quarter (the wgmma read shared memory too, and both compete for its bandwidth).
+  static constexpr uint32_t kColumnHalves = kWarpgroupN > 160 ? 2 : 1;
+  static constexpr uint32_t kMmaN = kWarpgroupN / kColumnHalves;  // the N of each wgmma
 
   static constexpr uint32_t kOutputBytes = kOutputF32 ? 4 : 2;
   // The D tile is staged per warpgroup in chunks of kChunkCols columns, one TMA store each.
-  static constexpr uint32_t kChunkBytes = kSwizzleDBytes ? kSwizzleDBytes : kWgmmaN * kOutputBytes;
+  static constexpr uint32_t kChunkBytes = kSwizzleDBytes ? kSwizzleDBytes : kWarpgroupN * kOutputBytes;
   static constexpr uint32_t kChunkCols = kChunkBytes / kOutputBytes;
-  static constexpr uint32_t kNumChunks = kWgmmaN / kChunkCols;
+  static constexpr uint32_t kNumChunks = kWarpgroupN / kChunkCols;
 
-  static constexpr uint32_t kSmemDPerWarpgroup = 64 * kWgmmaN * kOutputBytes;
+  static constexpr uint32_t kSmemDPerWarpgroup = 64 * kWarpgroupN * kOutputBytes;
   static constexpr uint32_t kSmemA = kBlockM * kBlockK;
   static constexpr uint32_t kSmemB = kBlockN * kBlockK;
   // A stage's scales: sfa of the tile's rows, and sfb of up to kScaleBlocksB 128-column blocks from the one
@@ -110,10 +115,12 @@ struct GemmConfig {
   static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
   // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
-  static_assert(kWgmmaN % 8 == 0 && kWgmmaN >= 8 && kWgmmaN <= 256, "wgmma N is a multiple of 8 in [8, 256]");
+  static_assert(kMmaN % 8 == 0 && kMmaN >= 8 && kMmaN <= 256, "wgmma N is a multiple of 8 in [8, 256]");
+  static_assert(kColumnHalves == 1 || (kNumMathWarpgroups == 2 && kWarpgroupCols == 1 && kMmaN == 128),
+                "only 128 x 256 tiles multiply in column halves, each in one 128-column block of sfb");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
-  static_assert(kWgmmaN * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");
-  static_assert(kWgmmaN % kChunkCols == 0, "the swizzle width divides the warpgroup's columns");
+  static_assert(kWarpgroupN * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");
+  static_assert(kWarpgroupN % kChunkCols == 0, "the swizzle width divides the warpgroup's columns");
   static_assert(!kHasC || kLayout == Layout::Normal, "C is added in the normal layout only");
   static_assert(spans_at_most_two_scale_blocks(), "a warpgroup's columns span at most two 128-column scale blocks");
   // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile
@@ -259,13 +266,14 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
   uint64_t desc_a_base =
       ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_a) + wg_row * 64 * C::kBlockK);
   uint64_t desc_b_base =
-      ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_b) + wg_col * C::kWgmmaN * C::kBlockK);
+      ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_b) + wg_col * C::kWarpgroupN * C::kBlockK);
   uint8_t* staging = smem_d + warpgroup * C::kSmemDPerWarpgroup;
   const uint32_t smem_sfa_base = ptx::smem_address(smem_sfa), smem_sfb_base = ptx::smem_address(smem_sfb);
 
-  constexpr uint32_t kFragments = C::kWgmmaN / 2;
-  float partial[kFragments];
-  float partial2[C::kTwoPartials ? kFragments : 1];
+  constexpr uint32_t kFragments = C::kWarpgroupN / 2;
+  constexpr uint32_t kMmaFragments = C::kMmaN / 2;
+  float partial[kMmaFragments];
+  float partial2[C::kTwoPartials ? kMmaFragments : 1];
   float acc[kFragments];
   uint32_t tiles_before = 0;
 
@@ -274,7 +282,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     const bool group_valid = tile.group < params.num_groups;
     const uint32_t group = group_valid ? tile.group : 0;
     const uint32_t m_base = tile.m_block * C::kBlockM + wg_row * 64;
-    const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWgmmaN;
+    const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWarpgroupN;
     const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
     const uint32_t rows = tile.rows;
     // The experts of this thread's two rows (contiguous layout), read now for the epilogue, so that the
@@ -302,15 +310,16 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       return Scales{ptx::load_shared_f32(sfa), ptx::load_shared_f32(sfa + 8 * 4), b0,
                     C::kUniformScaleB ? b0 : ptx::load_shared_f32(sfb + (nb1 - nb0) * 4)};
     };
-    // Waits for the stage of a K block and starts its four MMAs (128 of K) into `p`.
-    auto issue = [&](uint32_t stage, uint32_t round, float (&p)[kFragments]) {
-      ptx::mbarrier_wait(&full[stage], Ring<C>::parity(stage, round, tiles_before));
+    // Waits for the stage of a K block (with its first half of columns) and starts its four MMAs (128 of K)
+    // into `p`, for one half of the warpgroup's columns where it has two.
+    auto issue = [&](uint32_t stage, uint32_t round, float (&p)[kMmaFragments], uint32_t half = 0) {
+      if (half == 0) ptx::mbarrier_wait(&full[stage], Ring<C>::parity(stage, round, tiles_before));
 #pragma unroll
-      for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(p[i]);
+      for (uint32_t i = 0; i < kMmaFragments; ++i) ptx::fence_operand(p[i]);
       ptx::wgmma_fence();
       // Descriptors address shared memory in 16-byte units: step them from the stage's first one.
       const uint64_t desc_a = desc_a_base + stage * (C::kSmemA / 16);
-      const uint64_t desc_b = desc_b_base + stage * (C::kSmemB / 16);
+      const uint64_t desc_b = desc_b_base + stage * (C::kSmemB / 16) + half * (C::kMmaN * C::kBlockK / 16);
 #pragma unroll
       for (uint32_t kk = 0; kk < C::kBlockK / 32; ++kk) Wgmma::mma(p, desc_a + kk * 2, desc_b + kk * 2, kk > 0);
       ptx::wgmma_commit_group();
@@ -327,21 +336,23 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
         }
       }
     };
-    // acc += p * sfa * sfb, for a complete partial sum `p`.
-    auto promote = [&](float (&p)[kFragments], const Scales& s) {
+    // acc += p * sfa * sfb, for a complete partial sum `p` of one half of the columns (or all of them).
+    auto promote = [&](float (&p)[kMmaFragments], const Scales& s, uint32_t half = 0) {
 #pragma unroll
-      for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(p[i]);
-      // Fragment i holds row (i / 2 % 2 ? row1 : row0), column (i / 4) * 8 + (lane % 4) * 2 + i % 2.
+      for (uint32_t i = 0; i < kMmaFragments; ++i) ptx::fence_operand(p[i]);
+      // Fragment i of p holds row (i / 2 % 2 ? row1 : row0), column half * kMmaN + (i / 4) * 8 + (lane % 4) * 2 +
+      // i % 2 of the warpgroup's columns: acc's fragment 4j + i % 4 for its 8-column group j.
       const float scale00 = s.a0 * s.b0, scale10 = s.a1 * s.b0, scale01 = s.a0 * s.b1, scale11 = s.a1 * s.b1;
 #pragma unroll
-      for (uint32_t j = 0; j < C::kWgmmaN / 8; ++j) {
+      for (uint32_t jj = 0; jj < C::kMmaN / 8; ++jj) {
+        const uint32_t j = half * (C::kMmaN / 8) + jj;  // the column group in the warpgroup's columns
         const bool first_block = C::kUniformScaleB || j * 8 < first_block_cols;
         const float scale_row0 = first_block ? scale00 : scale01;
         const float scale_row1 = first_block ? scale10 : scale11;
-        acc[4 * j + 0] = fmaf(p[4 * j + 0], scale_row0, acc[4 * j + 0]);
-        acc[4 * j + 1] = fmaf(p[4 * j + 1], scale_row0, acc[4 * j + 1]);
-        acc[4 * j + 2] = fmaf(p[4 * j + 2], scale_row1, acc[4 * j + 2]);
-        acc[4 * j + 3] = fmaf(p[4 * j + 3], scale_row1, acc[4 * j + 3]);
+        acc[4 * j + 0] = fmaf(p[4 * jj + 0], scale_row0, acc[4 * j + 0]);
+        acc[4 * j + 1] = fmaf(p[4 * jj + 1], scale_row0, acc[4 * j + 1]);
+        acc[4 * j + 2] = fmaf(p[4 * jj + 2], scale_row1, acc[4 * j + 2]);
+        acc[4 * j + 3] = fmaf(p[4 * jj + 3], scale_row1, acc[4 * j + 3]);
       }
     };
 
@@ -356,14 +367,24 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
         // from the other. Each step ends with its MMAs complete: with no MMA in flight across a back edge,
         // ptxas can prove that no promotion reads an accumulator an MMA is writing, and keeps the MMAs
         // asynchronous (otherwise it serializes them, C7514).
-        float(&current)[kFragments] = odd ? partial2 : partial;
-        float(&previous)[kFragments] = odd ? partial : partial2;
+        float(&current)[kMmaFragments] = odd ? partial2 : partial;
+        float(&previous)[kMmaFragments] = odd ? partial : partial2;
         issue(stage, round, current);
         const Scales current_scales = read_scales(stage);
         promote(previous, scales);
         ptx::wgmma_wait_group<0>();
         release(stage);
         scales = current_scales;
+      } else if constexpr (C::kColumnHalves == 2) {
+        // Two halves through one partial accumulator; the other warpgroup's MMAs run during each promotion.
+        issue(stage, round, partial, 0);
+        const Scales current_scales = read_scales(stage);
+        ptx::wgmma_wait_group<0>();
+        promote(partial, current_scales, 0);
+        issue(stage, round, partial, 1);
+        ptx::wgmma_wait_group<0>();
+        release(stage);
+        promote(partial, current_scales, 1);
       } else {
         // One partial accumulator: the other warpgroups' MMAs keep the tensor cores busy during a promotion.
         issue(stage, round, partial);
@@ -377,7 +398,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       // The first step promotes "block -1": zeros.
       scales = Scales{0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-      for (uint32_t i = 0; i < kFragments; ++i) partial2[i] = 0.0f;
+      for (uint32_t i = 0; i < kMmaFragments; ++i) partial2[i] = 0.0f;
     }
     // The loop is unrolled over the stages (over two rounds where an odd number of stages would change the
     // parity of a stage's blocks from round to round), so stages and parities are compile-time constants.
@@ -410,7 +431,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
     if constexpr (C::kHasC) {
 #pragma unroll
-      for (uint32_t i = 0; i < C::kWgmmaN / 2; ++i) {
+      for (uint32_t i = 0; i < C::kWarpgroupN / 2; ++i) {
         const uint32_t row = i / 2 % 2 ? row1 : row0;
         const uint32_t col = n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2;
         if (row < params.m && col < C::kShapeN)
@@ -434,7 +455,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       actions[1] = row1 < rows ? RowAction::Write : RowAction::Skip;
     }
     // Rows past the end of A count as full: TMA clips them.
-    const bool clipped_by_tma = !C::kRaggedN || n_base + C::kWgmmaN <= C::kShapeN;
+    const bool clipped_by_tma = !C::kRaggedN || n_base + C::kWarpgroupN <= C::kShapeN;
     const bool full_tile = ptx::named_barrier_and(
         1 + warpgroup, 128,
         clipped_by_tma && (actions[0] == RowAction::Write || row0 >= params.m) &&
@@ -459,7 +480,7 @@ template <class Config, class Wgmma>
 __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::TensorMap* tmap_a,
                                          const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_d) {
   using C = Config;
-  static_assert(Wgmma::N == C::kWgmmaN, "the wgmma shape matches the configuration");
+  static_assert(Wgmma::N == C::kMmaN, "the wgmma shape matches the configuration");
   constexpr uint32_t kNumStages = C::kNumStages;
 
   extern __shared__ uint8_t dynamic_smem[];

@@ -9,8 +9,9 @@ namespace fgemm::cuda {
 namespace {
 
 // A simple machine model of one Hopper SM, in cycles, good enough to rank tilings. Its constants were
-// fitted to the time of 21 tile shapes on each normal seed shape on an H100 (bench/bench_gpu.py --sweep):
-// the chosen tile is then within 1% of the best one on average, 11% at worst.
+// fitted to the time of 21 tile shapes on each normal seed shape on an H100 (bench/bench_gpu.py --sweep);
+// in the latest sweep (24 shapes, 128 x 256 among them) the chosen tile was 1.3% slower than the best one on
+// average, 10% at worst.
 constexpr double kMmaFlopsPerCycle = 8192;       // dense FP8 wgmma throughput of one SM
 constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
 constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
@@ -33,6 +34,15 @@ constexpr int kMaxStages = 16;
 // the 232 registers a math thread gets. With BLOCK_M 64 each warpgroup holds half of BLOCK_N.
 constexpr int kMaxBlockN128 = 160;
 constexpr int kMaxBlockN64 = 256;
+// Besides, 128 x 256 tiles, whose warpgroups multiply their 256 columns in two halves through one partial
+// accumulator (BF16 out without C: FP32 staging of D would leave room for two stages only). In the sweep of
+// the normal seed shapes they were the fastest tile from M = 4096 and K = 1536 on, but 5-8% slower than the
+// best where M = 128 or K = 512 (their three stages and single partial accumulator start slowly), where the
+// model below cannot tell them apart: the heuristics choose them from two tile rows and eight K blocks on
+// (forcing them works for any problem).
+constexpr int kHalvesBlockN = 256;
+constexpr std::int64_t kHalvesMinM = 256;
+constexpr std::int64_t kHalvesMinK = 1024;
 // BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
 constexpr int kMaxBlockN192 = 128;
 // Adding C loads a tile of it into registers next to the accumulators.
@@ -45,7 +55,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 bool spans_at_most_two_scale_blocks(const KernelConfig& config) {
   for (int n_block = 0; n_block < 128; ++n_block)
     for (int wg_col = 0; wg_col < config.warpgroup_cols(); ++wg_col)
-      if ((n_block * config.block_n + wg_col * config.wgmma_n()) % 128 + config.wgmma_n() > 256) return false;
+      if ((n_block * config.block_n + wg_col * config.warpgroup_n()) % 128 + config.warpgroup_n() > 256) return false;
   return true;
 }
 
@@ -71,7 +81,10 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
                                                 : kMaxBlockN192;
     // Each warpgroup's share of BLOCK_N is a multiple of 8.
     const int step = block_m == 64 ? 16 : block_m == 128 ? 8 : 32;
-    for (int block_n = step; block_n <= max_block_n; block_n += step) {
+    std::vector<int> block_ns;
+    for (int block_n = step; block_n <= max_block_n; block_n += step) block_ns.push_back(block_n);
+    if (block_m == 128 && !problem.shape.has_c && !problem.shape.output_f32) block_ns.push_back(kHalvesBlockN);
+    for (int block_n : block_ns) {
       for (auto [cluster_m, cluster_n] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
         if (!with_clusters && cluster_m * cluster_n > 1) continue;
         KernelConfig config;
@@ -113,14 +126,14 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
   const double rows_b = double(config.block_n) / config.cluster_m;
   const double load = (rows_a + rows_b) * KernelConfig::kBlockK / kSmLoadBytesPerCycle;
   const double store = double(config.block_m) * config.block_n * config.output_bytes() / kStoreBytesPerCycle;
-  const bool two_scale_blocks = 128 % config.wgmma_n() != 0;
+  const bool two_scale_blocks = 128 % config.mma_n() != 0;
   const bool split_n = config.warpgroup_cols() == 2 && problem.shape.layout != detail::GemmLayout::Masked;
   const double overhead = config.two_partials() && split_n ? kKBlockOverheadCyclesSplitN
                           : config.two_partials()               ? kKBlockOverheadCyclesTwoPartials
                           : config.num_math_warpgroups() == 3 ? kKBlockOverheadCycles3
                                                               : kKBlockOverheadCycles;
   const double k_block =
-      std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.wgmma_n() : 0.0);
+      std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.mma_n() : 0.0);
   const double tile = k_blocks * k_block + store + kTileOverheadCycles;
   const double compute_bound = double(waves) * tile;
 
@@ -138,9 +151,15 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) continue;
     if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
       continue;
+    if (forced.block_m == 0 && config.column_halves() == 2 &&
+        (problem.m < kHalvesMinM || problem.shape.k < kHalvesMinK))
+      continue;
     const double cost = estimated_cost(problem, config, device);
-    // Ties go to the larger tile, then to no cluster.
-    const bool better_tie = best && (config.block_m * config.block_n > best->block_m * best->block_n);
+    // Ties go to the larger tile (counting only rows the problem has), then to no cluster.
+    const auto useful_area = [&](const KernelConfig& c) {
+      return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
+    };
+    const bool better_tie = best && useful_area(config) > useful_area(*best);
     if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {
       best = &config;
       best_cost = cost;

@@ -35,11 +35,15 @@ struct KernelConfig {
   int num_math_warpgroups() const { return block_m == 192 ? 3 : 2; }
   int num_threads() const { return 128 * (num_math_warpgroups() + 1); }
   int warpgroup_cols() const { return block_m == 64 ? 2 : 1; }
-  int wgmma_n() const { return block_n / warpgroup_cols(); }
+  int warpgroup_n() const { return block_n / warpgroup_cols(); }
   // Whether a math warpgroup has a second partial accumulator, to promote one K block while the next one's
   // MMAs run: where the registers allow it (the kernel's GemmConfig::kTwoPartials; the generated source
   // asserts that the two agree).
-  bool two_partials() const { return wgmma_n() <= (num_math_warpgroups() == 3 ? 64 : 128); }
+  bool two_partials() const { return warpgroup_n() <= (num_math_warpgroups() == 3 ? 64 : 128); }
+  // A warpgroup of more than 160 columns multiplies them in two halves (the kernel's kColumnHalves), each
+  // with wgmma of N = mma_n().
+  int column_halves() const { return warpgroup_n() > 160 ? 2 : 1; }
+  int mma_n() const { return warpgroup_n() / column_halves(); }
   int cluster_size() const { return cluster_m * cluster_n; }
   // Rows of the TMA boxes of A and B: a shared operand is loaded in one slice per CTA of the cluster.
   int slice_rows_a() const { return cluster_n > 1 ? block_m / cluster_size() : block_m; }

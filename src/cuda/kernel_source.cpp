@@ -48,7 +48,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
   std::ostringstream out;
   out << "// " << config.name() << "\n"
       << "#include \"fgemm/sm90_fp8_gemm.cuh\"\n\n"
-      << wgmma_struct(config.wgmma_n()) << "\n"
+      << wgmma_struct(config.mma_n()) << "\n"
       << "using Config = fgemm::sm90::GemmConfig<" << config.block_m << ", " << config.block_n << ", "
       << config.num_stages << ", " << config.shape.n << ", " << config.shape.k << ", "
       << cpp_bool(config.shape.output_f32) << ", " << cpp_bool(config.shape.has_c) << ", "

@@ -6,6 +6,7 @@
 
 #include "cuda/heuristics.hpp"
 #include "cuda/kernel_source.hpp"
+#include "fgemm/error.hpp"
 
 #include "fgemm/scheduler.cuh"
 
@@ -29,9 +30,9 @@ TEST(Heuristics, EveryCandidateFitsSharedMemoryAndTheKernelLimits) {
     for (const auto& config : configs) {
       EXPECT_LE(config.smem_bytes(), device.max_smem_per_block) << config.name();
       EXPECT_GE(config.num_stages, 2) << config.name();
-      EXPECT_EQ(config.wgmma_n() % 8, 0) << config.name();
-      EXPECT_LE(config.wgmma_n(), 256) << config.name();
-      EXPECT_EQ(config.wgmma_n() * config.output_bytes() % 16, 0) << config.name();
+      EXPECT_EQ(config.warpgroup_n() % 8, 0) << config.name();
+      EXPECT_LE(config.warpgroup_n(), 256) << config.name();
+      EXPECT_EQ(config.warpgroup_n() * config.output_bytes() % 16, 0) << config.name();
     }
   }
 }
@@ -62,6 +63,25 @@ TEST(Heuristics, SmallMFillsTheMachineAndLargeMUsesLargeTiles) {
   EXPECT_GE(small.num_sms, 120);
   const KernelConfig large = choose_config(problem(4096, 7168, 7168), device);
   EXPECT_GE(large.block_m * large.block_n, 128 * 112) << large.name();
+}
+
+// 128 x 256 tiles (two column halves per warpgroup, wgmma N = 128) are chosen for large problems only, and
+// can be forced on any problem with BF16 output and no C.
+TEST(Heuristics, ColumnHalvesForLargeProblemsOnly) {
+  const DeviceLimits device;
+  const KernelConfig large = choose_config(problem(4096, 4096, 7168), device);
+  EXPECT_EQ(large.block_m, 128) << large.name();
+  EXPECT_EQ(large.block_n, 256) << large.name();
+  EXPECT_EQ(large.column_halves(), 2);
+  EXPECT_EQ(large.mma_n(), 128);
+  EXPECT_FALSE(large.two_partials());
+  for (const auto& size : {problem(128, 32768, 7168), problem(4096, 32768, 512), problem(4096, 4096, 7168, true)})
+    EXPECT_NE(choose_config(size, device).column_halves(), 2) << choose_config(size, device).name();
+  const KernelConfig forced = choose_config(problem(1, 264, 256), device, BlockShape{128, 256, 1, 1});
+  EXPECT_EQ(forced.block_n, 256);
+  EXPECT_THROW(choose_config(problem(1, 264, 256, true), device, BlockShape{128, 256, 1, 1}), Error);
+  const std::string source = gemm_kernel_source(large);
+  EXPECT_NE(source.find("m64n128k32.f32.e4m3.e4m3"), std::string::npos);
 }
 
 TEST(Heuristics, HonoursTheSmCount) {

@@ -14,7 +14,8 @@ from test_gpu_grouped import check_contiguous, run_masked
 
 pytestmark = pytest.mark.gpu
 
-CLUSTER_CONFIGS = [(128, 128, 2, 1), (64, 64, 1, 2), (128, 96, 1, 2), (64, 256, 2, 1)]
+CLUSTER_CONFIGS = [(128, 128, 2, 1), (64, 64, 1, 2), (128, 96, 1, 2), (64, 256, 2, 1), (128, 256, 2, 1),
+                   (128, 256, 1, 2)]
 
 
 @pytest.mark.parametrize("config", CLUSTER_CONFIGS)
@@ -67,3 +68,24 @@ def test_three_math_warpgroups(config):
         run_masked(5, 576, 4528, 1280, [576, 0, 200, 1, 577 - 1])
     with forced_config(*config), pytest.raises(ValueError, match="not a supported configuration"):
         check_contiguous([100, 200], 256, 256)
+
+
+# 128 x 256 tiles: each math warpgroup multiplies its 256 columns in two halves through one partial
+# accumulator. N not a multiple of 256 (or of 128), K not a multiple of 128, M of one row to many tiles.
+def test_column_halves_on_every_layout():
+    with forced_config(128, 256, 1, 1):
+        for m, n, k in [(1, 2112, 7168), (200, 1000, 400), (333, 4528, 1280), (4096, 7168, 2048), (129, 264, 256)]:
+            (a, sfa), (b, sfb) = random_operands(m, n, k)
+            d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            fgemm.fp8_gemm_nt((a, fgemm.get_mn_major_tma_aligned_tensor(sfa)), (b, sfb), d)
+            torch.cuda.synchronize()
+            assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+        check_contiguous([0, 100, 128, 200, 300, 384, 1], 1000, 640)
+        run_masked(5, 576, 4528, 1280, [576, 0, 200, 1, 129])
+
+
+def test_column_halves_need_bf16_output_without_c():
+    (a, sfa), (b, sfb) = random_operands(128, 256, 256)
+    d = torch.empty(128, 256, dtype=torch.float32, device="cuda")
+    with forced_config(128, 256, 1, 1), pytest.raises(ValueError, match="not a supported configuration"):
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
