@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_gpu  # noqa: E402
 
 CASES = [("contiguous", 4, 8192, 4096, 7168), ("masked", 1, 1024, 4096, 7168)]
-TILES = [(128, 128, 1, 1), (64, 256, 1, 1), (128, 128, 2, 1), (128, 128, 1, 2)]
+TILES = [(128, 128, 1, 1), (64, 256, 1, 1), (128, 256, 1, 1), (128, 256, 1, 2)]
 
 
 def grouped_call(kind, groups, m, n, k):
