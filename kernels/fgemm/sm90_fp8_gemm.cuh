@@ -340,8 +340,8 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     auto promote = [&](float (&p)[kMmaFragments], const Scales& s, uint32_t half = 0) {
 #pragma unroll
       for (uint32_t i = 0; i < kMmaFragments; ++i) ptx::fence_operand(p[i]);
-      // Fragment i of p holds row (i / 2 % 2 ? row1 : row0), column half * kMmaN + (i / 4) * 8 + (lane % 4) * 2 +
-      // i % 2 of the warpgroup's columns: acc's fragment 4j + i % 4 for its 8-column group j.
+      // Fragment i of p holds row (i / 2 % 2 ? row1 : row0) and, of the warpgroup's columns, column
+      // half * kMmaN + (i / 4) * 8 + (lane % 4) * 2 + i % 2: acc's fragment 4j + i % 4 for its 8-column group j.
       const float scale00 = s.a0 * s.b0, scale10 = s.a1 * s.b0, scale01 = s.a0 * s.b1, scale11 = s.a1 * s.b1;
 #pragma unroll
       for (uint32_t jj = 0; jj < C::kMmaN / 8; ++jj) {
