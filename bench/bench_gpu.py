@@ -138,6 +138,28 @@ def grouped_operands(groups, m_per_group, n, k):
     return a, sfa, b, sfb
 
 
+def grouped_gemm(kind, a, sfa, b, sfb):
+    """fgemm's call on per-expert operands [G, m, K] in the contiguous layout (m rows per expert, no padding)
+    or the masked one (every group full), the output of expert g, and cuBLASLt block-wise once per expert."""
+    groups, m, k = a.shape
+    n = b.shape[1]
+    if kind == "contiguous":
+        d = torch.empty(groups * m, n, dtype=torch.bfloat16, device="cuda")
+        m_indices = torch.arange(groups, dtype=torch.int32, device="cuda").repeat_interleave(m)
+        a_flat, sfa_flat = a.reshape(groups * m, k), fgemm_sfa(sfa.reshape(groups * m, -1))
+        run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous(  # noqa: E731
+            (a_flat, sfa_flat), (b, sfb), d, m_indices)
+        out = lambda g: d[g * m:(g + 1) * m]  # noqa: E731
+    else:
+        d = torch.empty(groups, m, n, dtype=torch.bfloat16, device="cuda")
+        masked_m = torch.full((groups,), m, dtype=torch.int32, device="cuda")
+        sfa_in = fgemm_sfa(sfa)
+        run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_in), (b, sfb), d, masked_m, m)  # noqa: E731
+        out = lambda g: d[g]  # noqa: E731
+    per_expert = [cublaslt_blockwise(a[g], sfa[g], b[g], sfb[g]) for g in range(groups)]
+    return run_fgemm, out, lambda: [run() for run in per_expert]
+
+
 def bench_grouped(kind, shapes, flush):
     """Contiguous (m_per_group rows per expert, no padding) and masked (every group full) seed shapes, against
     cuBLASLt block-wise called once per expert."""
@@ -145,23 +167,10 @@ def bench_grouped(kind, shapes, flush):
     for shape in shapes:
         groups, m, n, k = shape["groups"], shape["m_per_group"], shape["n"], shape["k"]
         a, sfa, b, sfb = grouped_operands(groups, m, n, k)
-        if kind == "contiguous":
-            d = torch.empty(groups * m, n, dtype=torch.bfloat16, device="cuda")
-            m_indices = torch.arange(groups, dtype=torch.int32, device="cuda").repeat_interleave(m)
-            a_flat, sfa_flat = a.reshape(groups * m, k), fgemm_sfa(sfa.reshape(groups * m, -1))
-            run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous(  # noqa: E731
-                (a_flat, sfa_flat), (b, sfb), d, m_indices)
-            out = lambda g: d[g * m:(g + 1) * m]  # noqa: E731
-        else:
-            d = torch.empty(groups, m, n, dtype=torch.bfloat16, device="cuda")
-            masked_m = torch.full((groups,), m, dtype=torch.int32, device="cuda")
-            sfa_in = fgemm_sfa(sfa)
-            run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_in), (b, sfb), d, masked_m, m)  # noqa: E731
-            out = lambda g: d[g]  # noqa: E731
+        run_fgemm, out, run_cublas = grouped_gemm(kind, a, sfa, b, sfb)
         run_fgemm()
         diff = max(fgemm.calc_diff(out(g), reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
-        per_expert = [cublaslt_blockwise(a[g], sfa[g], b[g], sfb[g]) for g in range(groups)]
-        _, fgemm_us, cublas_us = against_cublas(run_fgemm, lambda: [run() for run in per_expert], None, flush)
+        _, fgemm_us, cublas_us = against_cublas(run_fgemm, run_cublas, None, flush)
         rows.append(result_row(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5}", 2 * groups * m * n * k, fgemm_us,
                                cublas_us, diff, shape, kind=kind, groups=groups, m_per_group=m, n=n, k=k))
     return rows

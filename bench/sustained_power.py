@@ -5,7 +5,7 @@ its clock, so sustained TFLOPS follow the work done per clock cycle, printed her
     python bench/sustained_power.py [--seconds 3]
 
 fgemm is run under several forced tile shapes and beside cuBLASLt block-wise (once per expert) on two grouped
-seed shapes; sfa is MN-major.
+seed shapes, with sfa MN-major (bench_gpu.py's default).
 """
 
 import argparse
@@ -27,32 +27,15 @@ CASES = [("contiguous", 4, 8192, 4096, 7168), ("masked", 1, 1024, 4096, 7168)]
 TILES = [(128, 128, 1, 1), (64, 256, 1, 1), (128, 256, 1, 1), (128, 256, 1, 2)]
 
 
-def grouped_call(kind, groups, m, n, k):
-    """fgemm's call on random operands of a grouped seed shape, and cuBLASLt's per-expert equivalent."""
-    a, sfa, b, sfb = bench_gpu.grouped_operands(groups, m, n, k)
-    if kind == "contiguous":
-        d = torch.empty(groups * m, n, dtype=torch.bfloat16, device="cuda")
-        m_indices = torch.arange(groups, dtype=torch.int32, device="cuda").repeat_interleave(m)
-        a_flat = a.reshape(groups * m, k)
-        sfa_flat = fgemm.get_mn_major_tma_aligned_tensor(sfa.reshape(groups * m, -1))
-        run = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous((a_flat, sfa_flat), (b, sfb), d, m_indices)  # noqa: E731
-    else:
-        d = torch.empty(groups, m, n, dtype=torch.bfloat16, device="cuda")
-        masked_m = torch.full((groups,), m, dtype=torch.int32, device="cuda")
-        sfa_mn = fgemm.get_mn_major_tma_aligned_tensor(sfa)
-        run = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_mn), (b, sfb), d, masked_m, m)  # noqa: E731
-    per_expert = [bench_gpu.cublaslt_blockwise(a[g], sfa[g], b[g], sfb[g]) for g in range(groups)]
-    return run, lambda: [call() for call in per_expert]
-
-
 def clock_samples(log, start, end):
-    """(SM clock MHz, power W) samples of the nvidia-smi log taken between two time.time() values."""
+    """(SM clock MHz, power W) samples of the nvidia-smi log taken between two time.time() values, leaving out
+    the first quarter of the window (the clock settling under the new load)."""
     samples = []
     for line in log.read_text().splitlines():
         fields = [field.strip() for field in line.split(",")]
         try:
             stamp = datetime.datetime.strptime(fields[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-            if start + 0.5 <= stamp <= end - 1:
+            if start + (end - start) / 4 <= stamp <= end:
                 samples.append((float(fields[1]), float(fields[2])))
         except (IndexError, ValueError):
             continue
@@ -90,7 +73,7 @@ def main():
     try:
         print(f"GPU: {torch.cuda.get_device_name()}; sustained {args.seconds} s per GEMM, sfa MN-major")
         for kind, groups, m, n, k in CASES:
-            run_fgemm, run_cublas = grouped_call(kind, groups, m, n, k)
+            run_fgemm, _, run_cublas = bench_gpu.grouped_gemm(kind, *bench_gpu.grouped_operands(groups, m, n, k))
             flops = 2 * groups * m * n * k
             for label, tile, fn in [(f"fgemm {t[0]}x{t[1]} c{t[2]}x{t[3]}", t, run_fgemm) for t in TILES] + \
                     [("cuBLASLt per expert", None, run_cublas)]:

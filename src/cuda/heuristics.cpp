@@ -145,6 +145,10 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
 
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
   const auto configs = candidate_configs(problem, device, forced.cluster_m != 0);
+  // Ties go to the larger tile (counting only rows the problem has), then to no cluster.
+  const auto useful_area = [&](const KernelConfig& c) {
+    return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
+  };
   const KernelConfig* best = nullptr;
   double best_cost = 0;
   for (const auto& config : configs) {
@@ -155,10 +159,6 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
         (problem.m < kHalvesMinM || problem.shape.k < kHalvesMinK))
       continue;
     const double cost = estimated_cost(problem, config, device);
-    // Ties go to the larger tile (counting only rows the problem has), then to no cluster.
-    const auto useful_area = [&](const KernelConfig& c) {
-      return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
-    };
     const bool better_tie = best && useful_area(config) > useful_area(*best);
     if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {
       best = &config;
