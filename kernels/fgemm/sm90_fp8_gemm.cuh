@@ -431,7 +431,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
     if constexpr (C::kHasC) {
 #pragma unroll
-      for (uint32_t i = 0; i < C::kWarpgroupN / 2; ++i) {
+      for (uint32_t i = 0; i < kFragments; ++i) {
         const uint32_t row = i / 2 % 2 ? row1 : row0;
         const uint32_t col = n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2;
         if (row < params.m && col < C::kShapeN)
