@@ -17,8 +17,8 @@ struct Epilogue {
 
   // Full tiles: the accumulators go to shared memory in the layout of a TMA store with the kSwizzleDBytes
   // swizzle (which keeps the stores free of bank conflicts), then one thread stores them in chunks of
-  // kChunkCols columns. TMA clips at the edges of D. The staging buffer is reused for the next tile only
-  // after the previous store has read it.
+  // kChunkCols columns; in kStagingPasses passes of kStagedCols columns. TMA clips at the edges of D. The
+  // staging buffer is rewritten (by the next pass or tile) only after the previous store has read it.
   template <class StoreChunk>
   __device__ static void through_tma(const float (&acc)[kFragments], uint8_t* staging, uint32_t barrier_id,
                                      StoreChunk store_chunk) {
@@ -26,31 +26,35 @@ struct Epilogue {
     const uint32_t row_in_wg = (thread / 32) * 16 + thread % 32 / 4;
     const uint32_t col_in_group = thread % 4 * 2;
     const uint32_t staging_address = ptx::smem_address(staging);
-    if (thread == 0) ptx::bulk_wait_group_read_all();
-    ptx::named_barrier_sync(barrier_id, 128);
 #pragma unroll
-    for (uint32_t j = 0; j < C::kWarpgroupN / 8; ++j) {
+    for (uint32_t pass = 0; pass < C::kStagingPasses; ++pass) {
+      if (thread == 0) ptx::bulk_wait_group_read_all();
+      ptx::named_barrier_sync(barrier_id, 128);
 #pragma unroll
-      for (uint32_t half = 0; half < 2; ++half) {
-        const uint32_t row = row_in_wg + half * 8, col = j * 8 + col_in_group;
-        uint32_t offset = (col / C::kChunkCols) * 64 * C::kChunkBytes + row * C::kChunkBytes +
-                          (col % C::kChunkCols) * C::kOutputBytes;
-        // The TMA swizzle: 16-byte unit bits [4, 7) are XORed with the 128-byte row bits [7, 10).
-        if constexpr (C::kSwizzleDBytes != 0) offset ^= ((offset >> 7) & (C::kSwizzleDBytes / 16 - 1)) << 4;
-        const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
-        if constexpr (C::kOutputF32)
-          ptx::store_shared_f32x2(staging_address + offset, x, y);
-        else
-          ptx::store_shared_u32(staging_address + offset, ptx::pack_bf16x2(x, y));
+      for (uint32_t jj = 0; jj < C::kStagedCols / 8; ++jj) {
+        const uint32_t j = pass * (C::kStagedCols / 8) + jj;  // the column group in the warpgroup's columns
+#pragma unroll
+        for (uint32_t half = 0; half < 2; ++half) {
+          const uint32_t row = row_in_wg + half * 8, col = jj * 8 + col_in_group;
+          uint32_t offset = (col / C::kChunkCols) * 64 * C::kChunkBytes + row * C::kChunkBytes +
+                            (col % C::kChunkCols) * C::kOutputBytes;
+          // The TMA swizzle: 16-byte unit bits [4, 7) are XORed with the 128-byte row bits [7, 10).
+          if constexpr (C::kSwizzleDBytes != 0) offset ^= ((offset >> 7) & (C::kSwizzleDBytes / 16 - 1)) << 4;
+          const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+          if constexpr (C::kOutputF32)
+            ptx::store_shared_f32x2(staging_address + offset, x, y);
+          else
+            ptx::store_shared_u32(staging_address + offset, ptx::pack_bf16x2(x, y));
+        }
       }
-    }
-    ptx::fence_proxy_async_shared();
-    ptx::named_barrier_sync(barrier_id, 128);
-    if (thread == 0) {
+      ptx::fence_proxy_async_shared();
+      ptx::named_barrier_sync(barrier_id, 128);
+      if (thread == 0) {
 #pragma unroll
-      for (uint32_t chunk = 0; chunk < C::kNumChunks; ++chunk)
-        store_chunk(staging + chunk * 64 * C::kChunkBytes, chunk * C::kChunkCols);
-      ptx::bulk_commit_group();
+        for (uint32_t chunk = 0; chunk < C::kNumChunks; ++chunk)
+          store_chunk(staging + chunk * 64 * C::kChunkBytes, pass * C::kStagedCols + chunk * C::kChunkCols);
+        ptx::bulk_commit_group();
+      }
     }
   }
 

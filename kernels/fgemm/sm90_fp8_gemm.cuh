@@ -95,20 +95,22 @@ struct GemmConfig {
   static constexpr uint32_t kMmaN = kWarpgroupN / kColumnHalves;  // the N of each wgmma
 
   static constexpr uint32_t kOutputBytes = kOutputF32 ? 4 : 2;
-  // The D tile is staged per warpgroup in chunks of kChunkCols columns, one TMA store each.
-  static constexpr uint32_t kChunkBytes = kSwizzleDBytes ? kSwizzleDBytes : kWarpgroupN * kOutputBytes;
+  // Each warpgroup stages its part of D in shared memory for the TMA store: all kWarpgroupN columns at once,
+  // or one column half at a time where 128 x 256 tiles have a fourth stage (there is room for half of D only).
+  static constexpr uint32_t kStagingPasses = kColumnHalves == 2 && kNumStages >= 4 ? 2 : 1;
+  static constexpr uint32_t kStagedCols = kWarpgroupN / kStagingPasses;
+  // A pass is staged in chunks of kChunkCols columns, one TMA store each.
+  static constexpr uint32_t kChunkBytes = kSwizzleDBytes ? kSwizzleDBytes : kStagedCols * kOutputBytes;
   static constexpr uint32_t kChunkCols = kChunkBytes / kOutputBytes;
-  static constexpr uint32_t kNumChunks = kWarpgroupN / kChunkCols;
-
-  static constexpr uint32_t kSmemDPerWarpgroup = 64 * kWarpgroupN * kOutputBytes;
+  static constexpr uint32_t kNumChunks = kStagedCols / kChunkCols;
+  static constexpr uint32_t kSmemDPerWarpgroup = 64 * kStagedCols * kOutputBytes;
   static constexpr uint32_t kSmemA = kBlockM * kBlockK;
   static constexpr uint32_t kSmemB = kBlockN * kBlockK;
   // A stage's scales: sfa of the tile's rows, and sfb of up to kScaleBlocksB 128-column blocks from the one
   // holding the tile's first column (a tile of at most 256 columns touches at most 3).
   static constexpr uint32_t kScaleBlocksB = 4;
   static constexpr uint32_t kSmemScales = (kBlockM + kScaleBlocksB) * 4;
-  // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte pattern.
-  static constexpr uint32_t kSmemBytes = 1024 + kNumMathWarpgroups * kSmemDPerWarpgroup +
+  static constexpr uint32_t kSmemBytes = kNumMathWarpgroups * kSmemDPerWarpgroup +
                                          kNumStages * (kSmemA + kSmemB + kSmemScales) + kNumStages * 2 * 8;
 
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
@@ -120,7 +122,7 @@ struct GemmConfig {
                 "only 128 x 256 tiles multiply in column halves, each in one 128-column block of sfb");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
   static_assert(kWarpgroupN * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");
-  static_assert(kWarpgroupN % kChunkCols == 0, "the swizzle width divides the warpgroup's columns");
+  static_assert(kStagedCols % kChunkCols == 0, "the swizzle width divides the columns of a staging pass");
   static_assert(!kHasC || kLayout == Layout::Normal, "C is added in the normal layout only");
   static_assert(spans_at_most_two_scale_blocks(), "a warpgroup's columns span at most two 128-column scale blocks");
   // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile
@@ -483,8 +485,10 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
   static_assert(Wgmma::N == C::kMmaN, "the wgmma shape matches the configuration");
   constexpr uint32_t kNumStages = C::kNumStages;
 
-  extern __shared__ uint8_t dynamic_smem[];
-  uint8_t* smem = dynamic_smem + ((1024 - ptx::smem_address(dynamic_smem) % 1024) % 1024);
+  // Every buffer starts on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA and
+  // wgmma address it from there). The kernel has no static shared memory, and the dynamic one starts aligned.
+  extern __shared__ __align__(1024) uint8_t smem[];
+  if (ptx::smem_address(smem) % 1024 != 0) __trap();
   uint8_t* smem_d = smem;
   uint8_t* smem_a = smem_d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup;
   uint8_t* smem_b = smem_a + kNumStages * C::kSmemA;

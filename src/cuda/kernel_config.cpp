@@ -3,22 +3,28 @@
 namespace fgemm::cuda {
 
 int KernelConfig::swizzle_d_bytes() const {
-  const int row_bytes = warpgroup_n() * output_bytes();
+  const int row_bytes = warpgroup_n() / staging_passes() * output_bytes();
   for (int swizzle : {128, 64, 32})
     if (row_bytes % swizzle == 0) return swizzle;
   return 0;
 }
 
-int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32) {
-  constexpr int kAlignmentSlack = 1024;
-  const int staging_d = block_m * block_n * (output_f32 ? 4 : 2);
+int KernelConfig::smem_bytes() const {
+  const int staging_d = block_m * block_n * output_bytes() / staging_passes();
   // A and B, and the scales: sfa of the tile's rows and four sfb values.
-  const int stage = (block_m + block_n) * KernelConfig::kBlockK + (block_m + 4) * 4;
+  const int stage = (block_m + block_n) * kBlockK + (block_m + 4) * 4;
   const int barriers = num_stages * 2 * 8;
-  return kAlignmentSlack + staging_d + num_stages * stage + barriers;
+  return staging_d + num_stages * stage + barriers;
 }
 
-int KernelConfig::smem_bytes() const { return smem_bytes_for(block_m, block_n, num_stages, shape.output_f32); }
+int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32) {
+  KernelConfig config;
+  config.block_m = block_m;
+  config.block_n = block_n;
+  config.num_stages = num_stages;
+  config.shape.output_f32 = output_f32;
+  return config.smem_bytes();
+}
 
 std::string KernelConfig::name() const {
   return std::string("fgemm_sm90_") + detail::layout_name(shape.layout) + "_n" + std::to_string(shape.n) + "_k" +

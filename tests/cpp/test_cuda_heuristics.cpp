@@ -84,6 +84,25 @@ TEST(Heuristics, ColumnHalvesForLargeProblemsOnly) {
   EXPECT_NE(source.find("m64n128k32.f32.e4m3.e4m3"), std::string::npos);
 }
 
+// 128 x 256 tiles take a fourth stage (and stage D one column half at a time) where each SM runs a few tiles
+// only, three stages (D staged whole) where it runs many.
+TEST(Heuristics, FourStagesOfColumnHalvesForFewWavesOnly) {
+  const DeviceLimits device;
+  ProblemSize masked = problem(256, 7168, 2048);
+  masked.num_groups = 4;
+  masked.shape.layout = detail::GemmLayout::Masked;
+  ProblemSize contiguous = problem(32768, 4096, 7168);
+  contiguous.shape.layout = detail::GemmLayout::Contiguous;
+  for (const auto& [size, stages] : {std::pair{masked, 4}, std::pair{problem(4096, 4096, 7168), 4},
+                                     std::pair{problem(4096, 7168, 16384), 3}, std::pair{contiguous, 3}}) {
+    const KernelConfig config = choose_config(size, device);
+    EXPECT_EQ(config.column_halves(), 2) << config.name();
+    EXPECT_EQ(config.num_stages, stages) << config.name();
+    EXPECT_EQ(config.staging_passes(), stages == 4 ? 2 : 1) << config.name();
+    EXPECT_LE(config.smem_bytes(), device.max_smem_per_block) << config.name();
+  }
+}
+
 TEST(Heuristics, HonoursTheSmCount) {
   DeviceLimits device;
   device.num_sms = 20;
