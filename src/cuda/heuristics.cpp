@@ -37,7 +37,7 @@ constexpr int kMaxBlockN64 = 256;
 // Besides, 128 x 256 tiles, whose warpgroups multiply their 256 columns in two halves through one partial
 // accumulator (BF16 out without C: FP32 staging of D would leave room for two stages only). In the sweep of
 // the normal seed shapes they were the fastest tile from M = 4096 and K = 1536 on, but 5-8% slower than the
-// best where M = 128 or K = 512 (their three stages and single partial accumulator start slowly), where the
+// best where M = 128 or K = 512 (with three stages then and a single partial accumulator, they start slowly), where the
 // model below cannot tell them apart: the heuristics choose them from two tile rows and eight K blocks on
 // (forcing them works for any problem).
 constexpr int kHalvesBlockN = 256;
