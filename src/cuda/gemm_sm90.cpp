@@ -158,7 +158,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
       "encoding the tensor map of 'b'");
   const int out_bytes = config.output_bytes();
   const int swizzle_d = config.swizzle_d_bytes();
-  const std::uint32_t chunk_cols = swizzle_d ? swizzle_d / out_bytes : config.warpgroup_n() / config.staging_passes();
+  const std::uint32_t chunk_cols = swizzle_d ? swizzle_d / out_bytes : config.staged_cols();
   const auto tmap_d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), out_bytes, 64, chunk_cols,
                                        swizzle_d, groups_of(masked), u64(p.d_group_stride)},
                                       "encoding the tensor map of 'd'");

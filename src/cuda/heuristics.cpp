@@ -37,9 +37,9 @@ constexpr int kMaxBlockN64 = 256;
 // Besides, 128 x 256 tiles, whose warpgroups multiply their 256 columns in two halves through one partial
 // accumulator (BF16 out without C: FP32 staging of D would leave room for two stages only). In the sweep of
 // the normal seed shapes they were the fastest tile from M = 4096 and K = 1536 on, but 5-8% slower than the
-// best where M = 128 or K = 512 (with three stages then and a single partial accumulator, they start slowly), where the
-// model below cannot tell them apart: the heuristics choose them from two tile rows and eight K blocks on
-// (forcing them works for any problem).
+// best where M = 128 or K = 512 (with three stages then and a single partial accumulator, they start
+// slowly), where the model below cannot tell them apart: the heuristics choose them from two tile rows and
+// eight K blocks on (forcing them works for any problem).
 constexpr int kHalvesBlockN = 256;
 constexpr std::int64_t kHalvesMinM = 256;
 constexpr std::int64_t kHalvesMinK = 1024;
@@ -70,6 +70,12 @@ std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& confi
   const std::int64_t m_blocks = ceil_div(std::max<std::int64_t>(problem.m, 1), config.block_m);
   const std::int64_t n_blocks = ceil_div(problem.shape.n, config.block_n);
   return problem.num_groups * ceil_div(m_blocks, config.cluster_m) * ceil_div(n_blocks, config.cluster_n);
+}
+
+// Rounds of cluster tiles the grid takes, one cluster per num_sms / cluster_size SMs.
+std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
+  const std::int64_t clusters_per_wave = std::max(device.num_sms / config.cluster_size(), 1);
+  return ceil_div(cluster_tiles(problem, config), clusters_per_wave);
 }
 
 }  // namespace
@@ -108,10 +114,8 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
                smem_bytes_for(block_m, block_n, stages + 1, problem.shape.output_f32) <= device.max_smem_per_block)
           ++stages;
         if (stages < 2) continue;
-        if (config.column_halves() == 2 && stages > 3 &&
-            ceil_div(cluster_tiles(problem, config), device.num_sms / config.cluster_size()) >
-                kMaxWavesForFourStagesOfHalves)
-          stages = 3;
+        const bool many_waves = waves_of(problem, config, device) > kMaxWavesForFourStagesOfHalves;
+        if (config.column_halves() == 2 && many_waves) stages = std::min(stages, 3);
         config.num_stages = stages;
         configs.push_back(config);
       }
@@ -126,8 +130,7 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
   const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
   const std::int64_t n = problem.shape.n, k = problem.shape.k;
-  const std::int64_t clusters_per_wave = std::max(device.num_sms / config.cluster_size(), 1);
-  const std::int64_t waves = ceil_div(cluster_tiles(problem, config), clusters_per_wave);
+  const std::int64_t waves = waves_of(problem, config, device);
   const std::int64_t k_blocks = ceil_div(k, KernelConfig::kBlockK);
 
   const double mma = double(config.block_m) * config.block_n * KernelConfig::kBlockK * 2 / kMmaFlopsPerCycle;

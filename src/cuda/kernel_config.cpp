@@ -3,7 +3,7 @@
 namespace fgemm::cuda {
 
 int KernelConfig::swizzle_d_bytes() const {
-  const int row_bytes = warpgroup_n() / staging_passes() * output_bytes();
+  const int row_bytes = staged_cols() * output_bytes();
   for (int swizzle : {128, 64, 32})
     if (row_bytes % swizzle == 0) return swizzle;
   return 0;

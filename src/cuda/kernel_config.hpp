@@ -47,12 +47,13 @@ struct KernelConfig {
   // D is staged in shared memory for its TMA store whole, or, where a fourth stage of 128 x 256 tiles takes
   // the room, one column half at a time (the kernel's kStagingPasses).
   int staging_passes() const { return column_halves() == 2 && num_stages >= 4 ? 2 : 1; }
+  int staged_cols() const { return warpgroup_n() / staging_passes(); }  // the kernel's kStagedCols
   int cluster_size() const { return cluster_m * cluster_n; }
   // Rows of the TMA boxes of A and B: a shared operand is loaded in one slice per CTA of the cluster.
   int slice_rows_a() const { return cluster_n > 1 ? block_m / cluster_size() : block_m; }
   int slice_rows_b() const { return cluster_m > 1 ? block_n / cluster_size() : block_n; }
   int output_bytes() const { return shape.output_f32 ? 4 : 2; }
-  // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a warpgroup's staged row, or 0.
+  // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row (staged_cols()), or 0.
   int swizzle_d_bytes() const;
   int smem_bytes() const;
   // A unique, readable name of the configuration: the key of the kernel caches.
