@@ -45,18 +45,22 @@ __device__ __forceinline__ void bulk_copy(uint8_t* dst, const uint8_t* src, uint
 // A stage holds A (128 x 128) and B (kHalves x W::N rows). kLoadBytes of it are refilled per K block (0: the
 // producer only arrives). With a cluster of two, the CTAs share B: each loads A and its half of B, multicast
 // to both; every math warp arrives on both CTAs' empty barriers from kArrivalLanes lanes (1: one lane, one
-// arrival after the other; 2: a lane per CTA).
-template <class W, int kHalves, int kStages, uint32_t kLoadBytes, int kClusterSize, int kArrivalLanes>
+// arrival after the other; 2: a lane per CTA). A stage's 132 scales (sfa of 128 rows, 4 of sfb) come with it
+// as the kernel loads them (kScales 1: one warp's cp.async of 4 bytes each, arriving on the full barrier), or
+// in one bulk copy of the producer thread (2), or not at all (0).
+template <class W, int kHalves, int kStages, uint32_t kLoadBytes, int kClusterSize, int kArrivalLanes, int kScales>
 __global__ void __launch_bounds__(384, 1) mainloop(const uint8_t* src, uint64_t src_bytes, int rounds,
                                                    unsigned long long* cycles, float* sink) {
   constexpr uint32_t kSmemA = 128 * 128, kSmemB = W::N * kHalves * 128, kStage = kSmemA + kSmemB;
   constexpr int kAccumulators = W::N / 2 * kHalves;
+  constexpr uint32_t kScaleBytes = 132 * 4, kBarrierBytes = 1024;
   extern __shared__ __align__(1024) uint8_t smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStage);
   uint64_t* empty = full + kStages;
+  float* scales = reinterpret_cast<float*>(smem + kStages * kStage + kBarrierBytes);
   if (threadIdx.x == 256) {
     for (int s = 0; s < kStages; ++s) {
-      ptx::mbarrier_init(&full[s], 1);
+      ptx::mbarrier_init(&full[s], kScales == 1 ? 1 + 32 : 1);
       ptx::mbarrier_init(&empty[s], 8 * kClusterSize);
     }
     ptx::fence_barrier_init();
@@ -78,18 +82,34 @@ __global__ void __launch_bounds__(384, 1) mainloop(const uint8_t* src, uint64_t 
           ptx::mbarrier_wait(&empty[s], (round & 1) ^ 1);
           uint8_t* stage = smem + s * kStage;
           const uint8_t* from = src + offset;
-          if (kLoadBytes == 0) {
+          const uint32_t scale_bytes = kScales == 2 ? kScaleBytes : 0;
+          const uint32_t stage_bytes = kLoadBytes == 0 ? 0 : kClusterSize == 1 ? kLoadBytes : kStage;
+          if (stage_bytes + scale_bytes == 0)
             ptx::mbarrier_arrive(&full[s]);
-          } else if (kClusterSize == 1) {
-            ptx::mbarrier_arrive_expect_tx(&full[s], kLoadBytes);
+          else
+            ptx::mbarrier_arrive_expect_tx(&full[s], stage_bytes + scale_bytes);
+          if (kLoadBytes != 0 && kClusterSize == 1) {
             bulk_copy(stage, from, kLoadBytes, &full[s], false);
-          } else {
-            ptx::mbarrier_arrive_expect_tx(&full[s], kStage);
+          } else if (kLoadBytes != 0) {
             bulk_copy(stage, from, kSmemA, &full[s], false);
             const uint32_t slice = kSmemA + rank * (kSmemB / 2);
             bulk_copy(stage + slice, from + slice, kSmemB / 2, &full[s], true);
           }
+          if (kScales == 2)
+            bulk_copy(reinterpret_cast<uint8_t*>(scales + s * 132), src + offset / 2 / 16 * 16, kScaleBytes, &full[s],
+                      false);
           offset = offset + 2 * kStage > src_bytes ? 0 : offset + kStage;
+        }
+    }
+    if (kScales == 1 && threadIdx.x / 32 == 9) {  // the scale loader
+      uint64_t offset = uint64_t(blockIdx.x / kClusterSize) * 7919 * 4096 % (src_bytes / 2) / 512 * 512;
+      for (int round = 0; round < rounds; ++round)
+        for (int s = 0; s < kStages; ++s) {
+          ptx::mbarrier_wait(&empty[s], (round & 1) ^ 1);
+          for (uint32_t i = threadIdx.x % 32; i < 132; i += 32)
+            ptx::cp_async_4(scales + s * 132 + i, reinterpret_cast<const float*>(src + offset) + i);
+          ptx::cp_async_mbarrier_arrive(&full[s]);
+          offset = offset + 8192 > src_bytes / 2 ? 0 : offset + 4096;
         }
     }
   } else {
@@ -156,11 +176,12 @@ struct Buffers {
   float* sink;
 };
 
-template <class W, int kHalves, int kStages, uint32_t kLoadBytes, int kClusterSize = 1, int kArrivalLanes = 2>
+template <class W, int kHalves, int kStages, uint32_t kLoadBytes, int kClusterSize = 1, int kArrivalLanes = 2,
+          int kScales = 0>
 void run(const char* name, const Buffers& buffers) {
   constexpr uint32_t kStage = 128 * 128 + W::N * kHalves * 128;
-  const uint32_t smem = kStages * (kStage + 16);
-  auto kernel = mainloop<W, kHalves, kStages, kLoadBytes, kClusterSize, kArrivalLanes>;
+  const uint32_t smem = kStages * (kStage + 132 * 4) + 1024;
+  auto kernel = mainloop<W, kHalves, kStages, kLoadBytes, kClusterSize, kArrivalLanes, kScales>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   const int rounds = 2400 / kStages;
   cudaLaunchAttribute cluster;
@@ -217,5 +238,12 @@ int main() {
   run<W192, 1, 4, 0>("128 x 192, no loads", buffers);
   run<W192, 1, 4, 40960>("128 x 192", buffers);
   run<W192, 1, 4, 40960, 2, 2>("128 x 192, 2 x 1 cluster, B multicast, a lane per CTA", buffers);
+  run<W128, 2, 3, 0, 1, 2, 1>("128 x 256, no loads, scales by a cp.async warp", buffers);
+  run<W128, 2, 3, 0, 1, 2, 2>("128 x 256, no loads, scales by a bulk copy", buffers);
+  run<W128, 2, 3, 49152, 1, 2, 1>("128 x 256, scales by a cp.async warp", buffers);
+  run<W128, 2, 3, 49152, 1, 2, 2>("128 x 256, scales by a bulk copy", buffers);
+  run<W128, 2, 3, 49152, 2, 2, 1>("128 x 256, 2 x 1 cluster, B multicast, scales by a cp.async warp", buffers);
+  run<W128, 2, 3, 49152, 2, 2, 2>("128 x 256, 2 x 1 cluster, B multicast, scales by a bulk copy", buffers);
+  run<W192, 1, 4, 40960, 2, 2, 2>("128 x 192, 2 x 1 cluster, B multicast, scales by a bulk copy", buffers);
   return 0;
 }
