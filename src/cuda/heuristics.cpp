@@ -109,10 +109,11 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
         // A shared operand is split into per-CTA slices of whole 8-row swizzle atoms.
         if (config.slice_rows_a() % 8 != 0 || config.slice_rows_b() % 8 != 0) continue;
         if (!spans_at_most_two_scale_blocks(config)) continue;
-        int stages = 0;
-        while (stages < kMaxStages &&
-               smem_bytes_for(block_m, block_n, stages + 1, problem.shape.output_f32) <= device.max_smem_per_block)
-          ++stages;
+        int stages = 0;  // the most that fit the shared memory
+        for (config.num_stages = 1; config.num_stages <= kMaxStages; ++config.num_stages) {
+          if (config.smem_bytes() > device.max_smem_per_block) break;
+          stages = config.num_stages;
+        }
         if (stages < 2) continue;
         const bool many_waves = waves_of(problem, config, device) > kMaxWavesForFourStagesOfHalves;
         if (config.column_halves() == 2 && many_waves) stages = std::min(stages, 3);

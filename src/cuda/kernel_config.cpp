@@ -17,15 +17,6 @@ int KernelConfig::smem_bytes() const {
   return staging_d + num_stages * stage + barriers;
 }
 
-int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32) {
-  KernelConfig config;
-  config.block_m = block_m;
-  config.block_n = block_n;
-  config.num_stages = num_stages;
-  config.shape.output_f32 = output_f32;
-  return config.smem_bytes();
-}
-
 std::string KernelConfig::name() const {
   return std::string("fgemm_sm90_") + detail::layout_name(shape.layout) + "_n" + std::to_string(shape.n) + "_k" +
          std::to_string(shape.k) + (shape.output_f32 ? "_f32" : "_bf16") + (shape.has_c ? "_c" : "") + "_bm" +

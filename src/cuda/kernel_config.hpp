@@ -55,12 +55,10 @@ struct KernelConfig {
   int output_bytes() const { return shape.output_f32 ? 4 : 2; }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row (staged_cols()), or 0.
   int swizzle_d_bytes() const;
+  // Shared memory the kernel takes: the same formula as its kSmemBytes (the generated source asserts they agree).
   int smem_bytes() const;
   // A unique, readable name of the configuration: the key of the kernel caches.
   std::string name() const;
 };
-
-// Shared memory of a configuration with `num_stages` stages (the same formula as the kernel's kSmemBytes).
-int smem_bytes_for(int block_m, int block_n, int num_stages, bool output_f32);
 
 }  // namespace fgemm::cuda
