@@ -6,14 +6,15 @@
 //   - two or three math warpgroups (0, 1 and 2 for 192-row tiles): each owns a 64 x kWarpgroupN part of the
 //     tile, multiplies a K block with four wgmma m64nNk32 into FP32 registers ("partial"), then promotes:
 //     acc += partial * sfa * sfb (a warpgroup of 256 columns does so for each half of its columns in turn);
-//   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B through a ring of
-//     kNumStages shared-memory stages with TMA, each stage guarded by a "full" and an "empty" mbarrier, and
-//     one warp copies each block's scales (sfa of the tile's rows, sfb of its column blocks) into the stage.
+//   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B, and of sfa for the
+//     tile's rows, through a ring of kNumStages shared-memory stages with TMA, each stage guarded by a "full"
+//     and an "empty" mbarrier. Where sfa is not MN-major (TMA needs its rows contiguous), one warp copies the
+//     scales of A into the stages instead.
 // Hopper's FP8 tensor cores keep only about 14 bits of the running sum, so the sum over one K block is
 // taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores. Where registers
 // allow, each warpgroup has two partial accumulators and promotes one block while its next block's MMAs run;
 // otherwise the other warpgroups' MMAs keep the tensor cores busy during a promotion.
-// The scale loader reads sfa with its strides, so sfa may be row-major or MN-major.
+// The math threads read sfb, one or two values per K block, from global memory a K block ahead of their use.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -45,7 +46,7 @@ struct GemmParams {
 
 template <uint32_t kBlockM_, uint32_t kBlockN_, uint32_t kNumStages_, uint32_t kShapeN_, uint32_t kShapeK_,
           bool kOutputF32_, bool kHasC_, uint32_t kSwizzleDBytes_, uint32_t kBandM_, Layout kLayout_,
-          uint32_t kClusterM_, uint32_t kClusterN_>
+          uint32_t kClusterM_, uint32_t kClusterN_, bool kSfaByTma_>
 struct GemmConfig {
   static constexpr uint32_t kBlockM = kBlockM_;
   static constexpr uint32_t kBlockN = kBlockN_;
@@ -58,6 +59,9 @@ struct GemmConfig {
   static constexpr uint32_t kSwizzleDBytes = kSwizzleDBytes_;  // 128, 64, 32, or 0 for none
   static constexpr uint32_t kBandM = kBandM_;
   static constexpr Layout kLayout = kLayout_;
+  // sfa is MN-major with 16-byte aligned columns, so the TMA thread loads it with A; otherwise a warp of
+  // the producer copies it with cp.async, one scale at a time, at about a tenth of the main loop's speed.
+  static constexpr bool kSfaByTma = kSfaByTma_;
   // A cluster of kClusterM x kClusterN CTAs: tiles side by side along M share B, along N share A. Each CTA
   // loads a 1/kClusterSize slice of the shared operand and multicasts it to the cluster.
   static constexpr uint32_t kClusterM = kClusterM_;
@@ -106,12 +110,9 @@ struct GemmConfig {
   static constexpr uint32_t kSmemDPerWarpgroup = 64 * kStagedCols * kOutputBytes;
   static constexpr uint32_t kSmemA = kBlockM * kBlockK;
   static constexpr uint32_t kSmemB = kBlockN * kBlockK;
-  // A stage's scales: sfa of the tile's rows, and sfb of up to kScaleBlocksB 128-column blocks from the one
-  // holding the tile's first column (a tile of at most 256 columns touches at most 3).
-  static constexpr uint32_t kScaleBlocksB = 4;
-  static constexpr uint32_t kSmemScales = (kBlockM + kScaleBlocksB) * 4;
+  static constexpr uint32_t kSmemSfa = kBlockM * 4;  // a stage's scales of A: the tile's rows
   static constexpr uint32_t kSmemBytes = kNumMathWarpgroups * kSmemDPerWarpgroup +
-                                         kNumStages * (kSmemA + kSmemB + kSmemScales) + kNumStages * 2 * 8;
+                                         kNumStages * (kSmemA + kSmemB + kSmemSfa) + kNumStages * 2 * 8;
 
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
   static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
@@ -154,12 +155,6 @@ struct Ring {
     return ((tiles_before & uses_per_tile) ^ round) & 1;
   }
 };
-
-// The 128-column block of B's scales holding the tile's first column: a stage's sfb slot 0.
-template <class C>
-__device__ __forceinline__ uint32_t first_scale_block(const Tile& tile) {
-  return tile.n_block * C::kBlockN / 128;
-}
 
 // Loads one operand's box of `rows` x 128 at (k0, row0) for the stage at `dst`. An operand shared by the
 // cluster is loaded as kClusterSize slices: with multicast, this CTA loads only its own slice, to all CTAs.
@@ -204,18 +199,28 @@ __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty
   }
 }
 
-// The TMA thread of the producer warpgroup: streams the K blocks of A and B of every tile through the stages.
+// The TMA thread of the producer warpgroup: streams the K blocks of A and B (and sfa, where it is MN-major)
+// of every tile through the stages.
 template <class C, class Scheduler>
 __device__ __forceinline__ void produce(Scheduler scheduler, uint32_t rank, uint8_t* smem_a, uint8_t* smem_b,
-                                        uint64_t* full, uint64_t* empty, const ptx::TensorMap* tmap_a,
-                                        const ptx::TensorMap* tmap_b) {
+                                        float* smem_sfa, uint64_t* full, uint64_t* empty,
+                                        const ptx::TensorMap* tmap_a, const ptx::TensorMap* tmap_b,
+                                        const ptx::TensorMap* tmap_sfa) {
   constexpr bool kMasked = C::kLayout == Layout::Masked;
   constexpr bool kGroupedB = C::kLayout != Layout::Normal;
   fill_stages<C>(scheduler, empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
     const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN, k0 = kb * C::kBlockK;
     const bool multicast = C::kClusterSize > 1 && tile.multicast;
     // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
-    ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB);
+    ptx::mbarrier_arrive_expect_tx(&full[stage], C::kSmemA + C::kSmemB + (C::kSfaByTma ? C::kSmemSfa : 0));
+    if constexpr (C::kSfaByTma) {
+      // Rows past the end of sfa read as zero: their rows of A are zero fill too, or are never stored.
+      float* sfa_dst = smem_sfa + stage * C::kBlockM;
+      if constexpr (kMasked)
+        ptx::tma_load_3d(sfa_dst, tmap_sfa, &full[stage], m0, kb, group);
+      else
+        ptx::tma_load_2d(sfa_dst, tmap_sfa, &full[stage], m0, kb);
+    }
     load_operand<C, kMasked>(smem_a + stage * C::kSmemA, tmap_a, &full[stage], C::kSliceRowsA, C::kBlockM,
                              multicast && C::kClusterN > 1, rank, k0, m0, group);
     load_operand<C, kGroupedB>(smem_b + stage * C::kSmemB, tmap_b, &full[stage], C::kSliceRowsB, C::kBlockN,
@@ -223,26 +228,20 @@ __device__ __forceinline__ void produce(Scheduler scheduler, uint32_t rank, uint
   });
 }
 
-// The scale loader (one warp of the producer warpgroup): copies every K block's scales of the tile into its
-// stage, sfa of the tile's rows and sfb of the 128-column blocks its columns touch, with cp.async, whose
-// completion counts as the warp's 32 arrivals on the stage's full barrier. The math threads read them from
-// shared memory: no global-memory latency in their K loop, and sfa may have any strides.
+// The scale loader of sfa that is not MN-major (one warp of the producer warpgroup): copies every K block's
+// scales of the tile's rows into its stage with cp.async, whose completion counts as the warp's 32 arrivals
+// on the stage's full barrier.
 template <class C, class Scheduler>
-__device__ __forceinline__ void load_scales(const GemmParams& params, Scheduler scheduler, float* smem_sfa,
-                                            float* smem_sfb, uint64_t* full, uint64_t* empty) {
+__device__ __forceinline__ void load_scales_a(const GemmParams& params, Scheduler scheduler, float* smem_sfa,
+                                              uint64_t* full, uint64_t* empty) {
   const uint32_t lane = threadIdx.x % 32;
   fill_stages<C>(scheduler, empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
     const float* sfa = params.sfa + group * params.sfa_group_stride + kb * params.sfa_k_stride;
-    const float* sfb = params.sfb + group * params.sfb_group_stride + kb * params.sfb_k_stride;
     const uint32_t m0 = tile.m_block * C::kBlockM;
     for (uint32_t i = lane; i < C::kBlockM; i += 32) {
       // A row past the end reads row 0's scales: its A row is TMA zero fill, or a row never stored.
       const uint32_t row = m0 + i < tile.rows ? m0 + i : 0;
       ptx::cp_async_4(smem_sfa + stage * C::kBlockM + i, sfa + row * params.sfa_m_stride);
-    }
-    if (lane < C::kScaleBlocksB) {
-      const uint32_t block = min_of(first_scale_block<C>(tile) + lane, C::kNumNBlocksOfB - 1);
-      ptx::cp_async_4(smem_sfb + stage * C::kScaleBlocksB + lane, sfb + block * params.sfb_n_stride);
     }
     ptx::cp_async_mbarrier_arrive(&full[stage]);
   });
@@ -251,7 +250,7 @@ __device__ __forceinline__ void load_scales(const GemmParams& params, Scheduler 
 // The math warpgroups: MMAs, promotion and the epilogue of every tile of the CTA.
 template <class C, class Wgmma, class Scheduler>
 __device__ __forceinline__ void consume(const GemmParams& params, Scheduler scheduler, uint8_t* smem_a, uint8_t* smem_b,
-                                        const float* smem_sfa, const float* smem_sfb, uint8_t* smem_d,
+                                        const float* smem_sfa, uint8_t* smem_d,
                                         uint64_t* full, uint64_t* empty, const ptx::TensorMap* tmap_d) {
   ptx::setmaxnreg_increase<kMathRegisters<C>>();
   constexpr uint32_t kNumStages = C::kNumStages;
@@ -270,7 +269,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
   uint64_t desc_b_base =
       ptx::smem_descriptor_k_major_sw128(ptx::smem_address(smem_b) + wg_col * C::kWarpgroupN * C::kBlockK);
   uint8_t* staging = smem_d + warpgroup * C::kSmemDPerWarpgroup;
-  const uint32_t smem_sfa_base = ptx::smem_address(smem_sfa), smem_sfb_base = ptx::smem_address(smem_sfb);
+  const uint32_t smem_sfa_base = ptx::smem_address(smem_sfa);
 
   constexpr uint32_t kFragments = C::kWarpgroupN / 2;
   constexpr uint32_t kMmaFragments = C::kMmaN / 2;
@@ -295,22 +294,32 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       if (row1 < params.m) row_experts[1] = params.m_indices[row1];
     }
 
-    // This thread's scales in a stage: sfa of its rows, sfb of the one or two 128-column blocks its
-    // warpgroup's columns touch (a warpgroup wholly past N reads the last block's; its columns are never stored).
+    // This thread's scales of a K block: sfa of its rows, from the stage, and sfb of the one or two
+    // 128-column blocks its warpgroup's columns touch (a warpgroup wholly past N reads the last block's; its
+    // columns are never stored), from global memory, each K block's read while the block before is multiplied.
     const uint32_t nb0 = min_of(n_base / 128, C::kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, C::kNumNBlocksOfB - 1);
     const uint32_t sfa_address = smem_sfa_base + (wg_row * 64 + row_in_wg) * 4;  // row 1: 8 rows on
-    const uint32_t sfb_address = smem_sfb_base + (nb0 - first_scale_block<C>(tile)) * 4;
+    const float* sfb = params.sfb + group * params.sfb_group_stride + nb0 * params.sfb_n_stride;
+    const int64_t sfb_second_block = (nb1 - nb0) * params.sfb_n_stride;
     const uint32_t first_block_cols = 128 - n_base % 128;  // columns [0, this) use nb0, the rest nb1
     struct Scales {
       float a0, a1, b0, b1;
     };
-    auto read_scales = [&](uint32_t stage) {
+    auto load_sfb = [&](uint32_t kb, Scales& s) {
+      const float* block = sfb + min_of(kb, C::kNumKBlocks - 1) * params.sfb_k_stride;
+      s.b0 = ptx::load_readonly(block);
+      s.b1 = C::kUniformScaleB ? s.b0 : ptx::load_readonly(block + sfb_second_block);
+    };
+    Scales next_scales;  // sfb of the next K block
+    load_sfb(0, next_scales);
+    auto read_scales = [&](uint32_t stage, uint32_t kb) {
       const uint32_t sfa = sfa_address + stage * C::kBlockM * 4;
-      const uint32_t sfb = sfb_address + stage * C::kScaleBlocksB * 4;
-      const float b0 = ptx::load_shared_f32(sfb);
-      return Scales{ptx::load_shared_f32(sfa), ptx::load_shared_f32(sfa + 8 * 4), b0,
-                    C::kUniformScaleB ? b0 : ptx::load_shared_f32(sfb + (nb1 - nb0) * 4)};
+      Scales s = next_scales;
+      s.a0 = ptx::load_shared_f32(sfa);
+      s.a1 = ptx::load_shared_f32(sfa + 8 * 4);
+      load_sfb(kb + 1, next_scales);
+      return s;
     };
     // Waits for the stage of a K block (with its first half of columns) and starts its four MMAs (128 of K)
     // into `p`, for one half of the warpgroup's columns where it has two.
@@ -371,7 +380,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
         float(&current)[kMmaFragments] = odd ? partial2 : partial;
         float(&previous)[kMmaFragments] = odd ? partial : partial2;
         issue(stage, round, current);
-        const Scales current_scales = read_scales(stage);
+        const Scales current_scales = read_scales(stage, round * kNumStages + stage);
         promote(previous, scales);
         ptx::wgmma_wait_group<0>();
         release(stage);
@@ -379,7 +388,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       } else if constexpr (C::kColumnHalves == 2) {
         // Two halves through one partial accumulator; the other warpgroup's MMAs run during each promotion.
         issue(stage, round, partial, 0);
-        const Scales current_scales = read_scales(stage);
+        const Scales current_scales = read_scales(stage, round * kNumStages + stage);
         ptx::wgmma_wait_group<0>();
         promote(partial, current_scales, 0);
         issue(stage, round, partial, 1);
@@ -389,7 +398,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       } else {
         // One partial accumulator: the other warpgroups' MMAs keep the tensor cores busy during a promotion.
         issue(stage, round, partial);
-        const Scales current_scales = read_scales(stage);
+        const Scales current_scales = read_scales(stage, round * kNumStages + stage);
         ptx::wgmma_wait_group<0>();
         release(stage);
         promote(partial, current_scales);
@@ -479,7 +488,8 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
 
 template <class Config, class Wgmma>
 __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::TensorMap* tmap_a,
-                                         const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_d) {
+                                         const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_sfa,
+                                         const ptx::TensorMap* tmap_d) {
   using C = Config;
   static_assert(Wgmma::N == C::kMmaN, "the wgmma shape matches the configuration");
   constexpr uint32_t kNumStages = C::kNumStages;
@@ -492,8 +502,7 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
   uint8_t* smem_a = smem_d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup;
   uint8_t* smem_b = smem_a + kNumStages * C::kSmemA;
   float* smem_sfa = reinterpret_cast<float*>(smem_b + kNumStages * C::kSmemB);
-  float* smem_sfb = smem_sfa + kNumStages * C::kBlockM;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem_sfb + kNumStages * C::kScaleBlocksB);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem_sfa + kNumStages * C::kBlockM);
   uint64_t* empty = full + kNumStages;
 
   constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
@@ -501,9 +510,10 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
     ptx::prefetch_tensor_map(tmap_a);
     ptx::prefetch_tensor_map(tmap_b);
     ptx::prefetch_tensor_map(tmap_d);
+    if constexpr (C::kSfaByTma) ptx::prefetch_tensor_map(tmap_sfa);
     for (uint32_t s = 0; s < kNumStages; ++s) {
-      // The TMA thread's arrival (with the bytes it expects) and the scale loader's 32.
-      ptx::mbarrier_init(&full[s], 1 + 32);
+      // The TMA thread's arrival (with the bytes it expects), and the scale loader's 32 where there is one.
+      ptx::mbarrier_init(&full[s], C::kSfaByTma ? 1 : 1 + 32);
       // One arrival per math warp of every CTA of the cluster: a stage is refilled (possibly by a peer's
       // multicast) only once all of them are done with it.
       ptx::mbarrier_init(&empty[s], C::kNumMathWarpgroups * 4 * C::kClusterSize);
@@ -524,10 +534,12 @@ __device__ __forceinline__ void fp8_gemm(const GemmParams& params, const ptx::Te
   if (threadIdx.x / 128 == C::kNumMathWarpgroups) {
     // ---------------------------------------------------------------- producer
     ptx::setmaxnreg_decrease<kProducerRegisters<C>>();
-    if (threadIdx.x == kProducerThread) produce<C>(scheduler, rank, smem_a, smem_b, full, empty, tmap_a, tmap_b);
-    if (threadIdx.x / 32 == kProducerThread / 32 + 1) load_scales<C>(params, scheduler, smem_sfa, smem_sfb, full, empty);
+    if (threadIdx.x == kProducerThread)
+      produce<C>(scheduler, rank, smem_a, smem_b, smem_sfa, full, empty, tmap_a, tmap_b, tmap_sfa);
+    if (!C::kSfaByTma && threadIdx.x / 32 == kProducerThread / 32 + 1)
+      load_scales_a<C>(params, scheduler, smem_sfa, full, empty);
   } else {
-    consume<C, Wgmma>(params, scheduler, smem_a, smem_b, smem_sfa, smem_sfb, smem_d, full, empty, tmap_d);
+    consume<C, Wgmma>(params, scheduler, smem_a, smem_b, smem_sfa, smem_d, full, empty, tmap_d);
   }
   // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
   if constexpr (C::kClusterSize > 1) ptx::cluster_sync();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -88,7 +89,7 @@ struct Choice {
 
 const Choice& configuration_for(const ProblemSize& size, int device) {
   using Key =
-      std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int, int, int>;
+      std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int, int, int, int>;
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
       std::size_t hash = 0;
@@ -110,6 +111,7 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
                 static_cast<int>(size.shape.layout),
                 size.shape.output_f32,
                 size.shape.has_c,
+                size.shape.sfa_by_tma,
                 forced.block_m,
                 forced.block_n,
                 forced.cluster_m,
@@ -123,6 +125,15 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
                  static_cast<long long>(size.m), static_cast<long long>(size.shape.n),
                  static_cast<long long>(size.shape.k), config.name().c_str(), config.num_sms, config.smem_bytes());
   return chosen.emplace(key, Choice{config, config.name()}).first->second;
+}
+
+// Whether the TMA can load sfa: MN-major (a column of K block kb holds the scales of consecutive rows),
+// with every column, and every group's matrix, starting on a 16-byte boundary.
+bool sfa_by_tma(const detail::GemmProblem& p) {
+  const std::int64_t k_blocks = (p.k + KernelConfig::kBlockK - 1) / KernelConfig::kBlockK;
+  const bool masked = p.layout == detail::GemmLayout::Masked;
+  return (p.sfa_m_stride == 1 || p.m == 1) && reinterpret_cast<std::uintptr_t>(p.sfa) % 16 == 0 &&
+         (k_blocks == 1 || p.sfa_k_stride % 4 == 0) && (!masked || p.num_groups == 1 || p.sfa_group_stride % 4 == 0);
 }
 
 }  // namespace
@@ -139,7 +150,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   // The masked layout is tuned for the expected rows per group; the others for their rows.
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
   size.num_groups = masked ? p.num_groups : 1;
-  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr};
+  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr, sfa_by_tma(p)};
   const Choice& choice = configuration_for(size, device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] {
@@ -156,6 +167,17 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
       {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()), KernelConfig::kBlockK, 128,
        groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
       "encoding the tensor map of 'b'");
+  // sfa, MN-major: a matrix of K blocks x rows, loaded a column of the tile's rows at a time. A stride the
+  // TMA never steps over (one K block, or one group) is given as the smallest it accepts.
+  driver::CUtensorMap tmap_sfa{};
+  if (size.shape.sfa_by_tma) {
+    const std::uint64_t k_blocks = u64((p.k + KernelConfig::kBlockK - 1) / KernelConfig::kBlockK);
+    const std::uint64_t column_stride = k_blocks == 1 ? (u64(p.m) + 3) / 4 * 4 : u64(p.sfa_k_stride);
+    const std::uint64_t group_stride = p.num_groups == 1 ? column_stride * k_blocks : u64(p.sfa_group_stride);
+    tmap_sfa = make_tensor_map({p.sfa, k_blocks, u64(p.m), column_stride, 4, 1, std::uint32_t(config.block_m), 0,
+                                groups_of(masked), group_stride},
+                               "encoding the tensor map of 'sfa'");
+  }
   const int out_bytes = config.output_bytes();
   const int swizzle_d = config.swizzle_d_bytes();
   const std::uint32_t chunk_cols = swizzle_d ? swizzle_d / out_bytes : config.staged_cols();
@@ -181,7 +203,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
                     p.m_indices,
                     p.masked_m};
   void* args[] = {&params, const_cast<driver::CUtensorMap*>(&tmap_a), const_cast<driver::CUtensorMap*>(&tmap_b),
-                  const_cast<driver::CUtensorMap*>(&tmap_d)};
+                  &tmap_sfa, const_cast<driver::CUtensorMap*>(&tmap_d)};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
               jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {static_cast<unsigned>(config.num_threads()), 1, 1},

@@ -16,6 +16,9 @@ struct KernelShape {
   std::int64_t k = 0;
   bool output_f32 = false;
   bool has_c = false;
+  // sfa is MN-major with 16-byte aligned columns: the TMA thread loads it with A (the fast path); otherwise
+  // a warp of the producer copies it scale by scale.
+  bool sfa_by_tma = false;
 };
 
 struct KernelConfig {

@@ -53,7 +53,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << config.num_stages << ", " << config.shape.n << ", " << config.shape.k << ", "
       << cpp_bool(config.shape.output_f32) << ", " << cpp_bool(config.shape.has_c) << ", "
       << config.swizzle_d_bytes() << ", " << config.band_m << ", fgemm::sm90::Layout::" << layout_enumerator(config)
-      << ", " << config.cluster_m << ", " << config.cluster_n << ">;\n"
+      << ", " << config.cluster_m << ", " << config.cluster_n << ", " << cpp_bool(config.shape.sfa_by_tma) << ">;\n"
       << "static_assert(Config::kSmemBytes == " << config.smem_bytes()
       << ", \"the host's shared-memory size agrees with the kernel's\");\n"
       << "static_assert(Config::kTwoPartials == " << cpp_bool(config.two_partials())
@@ -62,8 +62,9 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << kGemmKernelSymbol << "(const fgemm::sm90::GemmParams params,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_a,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_b,\n"
+      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_sfa,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_d) {\n"
-      << "  fgemm::sm90::fp8_gemm<Config, fgemm::sm90::Wgmma>(params, &tmap_a, &tmap_b, &tmap_d);\n"
+      << "  fgemm::sm90::fp8_gemm<Config, fgemm::sm90::Wgmma>(params, &tmap_a, &tmap_b, &tmap_sfa, &tmap_d);\n"
       << "}\n";
   return out.str();
 }

@@ -1,6 +1,6 @@
 // NVRTC compiles, for sm_90a and without a GPU, the kernels the heuristics choose for the normal shapes of
-// the seed benchmark table (DeepSeek-V3 inference), and ptxas reports no spills, no local memory and no
-// serialized wgmma.
+// the seed benchmark table (DeepSeek-V3 inference), with sfa loaded by the TMA (MN-major) or by the scale
+// loader, and ptxas reports no spills, no local memory and no serialized wgmma.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,7 +43,10 @@ TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
     size.m = shape.m;
     size.shape.n = shape.n;
     size.shape.k = shape.k;
-    expect_compiles_without_spills(choose_config(size, h100));
+    for (bool sfa_by_tma : {true, false}) {
+      size.shape.sfa_by_tma = sfa_by_tma;
+      expect_compiles_without_spills(choose_config(size, h100));
+    }
   }
 }
 
@@ -86,7 +89,10 @@ TEST(GemmKernelCompile, GroupedLayouts) {
     size.shape.layout = c.layout;
     size.shape.n = c.n;
     size.shape.k = c.k;
-    expect_compiles_without_spills(choose_config(size, h100));
+    for (bool sfa_by_tma : {true, false}) {
+      size.shape.sfa_by_tma = sfa_by_tma;
+      expect_compiles_without_spills(choose_config(size, h100));
+    }
   }
 }
 

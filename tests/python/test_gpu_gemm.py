@@ -71,9 +71,10 @@ def test_seed_table_lists_the_shapes_tested_here():
     assert sorted((s["m"], s["n"], s["k"]) for s in table) == sorted(NORMAL_SEED_SHAPES)
 
 
+@pytest.mark.parametrize("sfa_mn_major", [True, False])
 @pytest.mark.parametrize("m,n,k", NORMAL_SEED_SHAPES)
-def test_seed_shapes(m, n, k):
-    run_and_check(m, n, k)
+def test_seed_shapes(m, n, k, sfa_mn_major):
+    run_and_check(m, n, k, sfa_mn_major=sfa_mn_major)
 
 
 def random_shapes(count, seed):
@@ -83,13 +84,14 @@ def random_shapes(count, seed):
         m = rng.choice([1, 7, 63, 64, 65, 127, 129, 300, 1000, 2049, 4096, 5000, rng.randint(1, 5000)])
         n = rng.choice([16, 24, 72, 100, 127, 200, 1000, 2112, 4097, 7168, 19999, rng.randint(16, 20000)])
         k = 16 * rng.randint(1, 1024) if i % 3 else rng.choice([16, 112, 128, 144, 400, 7168, 16384])
-        shapes.append((m, n, k, i % 2 == 1, i % 4 >= 2))
+        shapes.append((m, n, k, i % 2 == 1, i % 4 >= 2, i % 8 < 4))
     return shapes
 
 
-@pytest.mark.parametrize("m,n,k,fp32_out,with_c", random_shapes(36, seed=2026))
-def test_random_shapes_in_a_padded_output(m, n, k, fp32_out, with_c):
-    run_and_check(m, n, k, torch.float32 if fp32_out else torch.bfloat16, with_c, pad_cols=9, pad_rows=3)
+@pytest.mark.parametrize("m,n,k,fp32_out,with_c,sfa_mn_major", random_shapes(36, seed=2026))
+def test_random_shapes_in_a_padded_output(m, n, k, fp32_out, with_c, sfa_mn_major):
+    run_and_check(m, n, k, torch.float32 if fp32_out else torch.bfloat16, with_c, pad_cols=9, pad_rows=3,
+                  sfa_mn_major=sfa_mn_major)
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 2112, 7168), (333, 1000, 400), (4096, 7168, 2048)])

@@ -11,6 +11,12 @@ from gpu_reference import MAX_DIFF, dequantize_blocks, dequantize_rows
 pytestmark = pytest.mark.gpu
 
 ALIGNMENT = fgemm.get_m_alignment_for_contiguous_layout()
+# sfa as the kernels take it: MN-major (loaded by the TMA with A) or row-major (copied by a scale loader).
+SFA_LAYOUTS = ["mn-major", "row-major"]
+
+
+def sfa_in_layout(sfa, layout):
+    return fgemm.get_mn_major_tma_aligned_tensor(sfa) if layout == "mn-major" else sfa
 
 
 def grouped_weights(groups, n, k):
@@ -38,14 +44,14 @@ def contiguous_layout(rows_per_group):
     return torch.tensor(indices, dtype=torch.int32, device="cuda")
 
 
-def check_contiguous(rows_per_group, n, k, out_dtype=torch.bfloat16):
+def check_contiguous(rows_per_group, n, k, out_dtype=torch.bfloat16, sfa_layout="mn-major"):
     groups = len(rows_per_group)
     m_indices = contiguous_layout(rows_per_group)
     m_sum = m_indices.numel()
     a, sfa = activations(m_sum, k)
     b, sfb = grouped_weights(groups, n, k)
     d = torch.full((m_sum, n), float("nan"), dtype=out_dtype, device="cuda")
-    fgemm.m_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, m_indices)
+    fgemm.m_grouped_fp8_gemm_nt_contiguous((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d, m_indices)
     torch.cuda.synchronize()
     a_ref, b_ref = dequantize_rows(a, sfa), dequantize_blocks(b, sfb)
     for group in range(groups):
@@ -60,10 +66,11 @@ def check_contiguous(rows_per_group, n, k, out_dtype=torch.bfloat16):
     assert torch.isnan(d[padding]).all(), "padding rows must keep what D held"
 
 
+@pytest.mark.parametrize("sfa_layout", SFA_LAYOUTS)
 @pytest.mark.parametrize("groups,m_per_group,n,k", [(4, 8192, 4096, 7168), (4, 8192, 7168, 2048),
                                                     (8, 4096, 4096, 7168), (8, 4096, 7168, 2048)])
-def test_contiguous_seed_shapes(groups, m_per_group, n, k):
-    check_contiguous([m_per_group] * groups, n, k)
+def test_contiguous_seed_shapes(groups, m_per_group, n, k, sfa_layout):
+    check_contiguous([m_per_group] * groups, n, k, sfa_layout=sfa_layout)
 
 
 def random_contiguous_cases(count, seed):
@@ -74,13 +81,14 @@ def random_contiguous_cases(count, seed):
         sizes = [rng.choice([0, 1, 77, 128, 200, 513, rng.randint(0, 4096 // max(1, groups // 4))]) for _ in range(groups)]
         if sum(sizes) == 0:
             sizes[0] = 5
-        cases.append((sizes, rng.choice([24, 200, 1000, 2112, 4528]), rng.choice([128, 400, 1280, 2048])))
+        cases.append((sizes, rng.choice([24, 200, 1000, 2112, 4528]), rng.choice([128, 400, 1280, 2048]),
+                      SFA_LAYOUTS[len(cases) % 2]))
     return cases
 
 
-@pytest.mark.parametrize("sizes,n,k", random_contiguous_cases(12, seed=5))
-def test_contiguous_random_layouts(sizes, n, k):
-    check_contiguous(sizes, n, k)
+@pytest.mark.parametrize("sizes,n,k,sfa_layout", random_contiguous_cases(12, seed=5))
+def test_contiguous_random_layouts(sizes, n, k, sfa_layout):
+    check_contiguous(sizes, n, k, sfa_layout=sfa_layout)
 
 
 def test_contiguous_fp32_output():
@@ -126,27 +134,30 @@ def check_masked(d, ref, counts, context=""):
         assert torch.isnan(d[group, rows:]).all(), f"group {group} {context}: rows past masked_m were written"
 
 
-def run_masked(groups, m_max, n, k, counts, expected_m=None):
+def run_masked(groups, m_max, n, k, counts, expected_m=None, sfa_layout="mn-major"):
     a, sfa = activations(groups, m_max, k)
     b, sfb = grouped_weights(groups, n, k)
     masked_m = torch.tensor(counts, dtype=torch.int32, device="cuda")
     d = torch.full((groups, m_max, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-    fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, expected_m or max(1, max(counts)))
+    fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d, masked_m,
+                                       expected_m or max(1, max(counts)))
     torch.cuda.synchronize()
     ref, _ = masked_reference(a, sfa, b, sfb, masked_m)
     check_masked(d, ref, counts)
 
 
+@pytest.mark.parametrize("sfa_layout", SFA_LAYOUTS)
 @pytest.mark.parametrize("groups,m_per_group,n,k", [(1, 1024, 4096, 7168), (1, 1024, 7168, 2048),
                                                     (2, 512, 4096, 7168), (2, 512, 7168, 2048),
                                                     (4, 256, 4096, 7168), (4, 256, 7168, 2048)])
-def test_masked_seed_shapes(groups, m_per_group, n, k):
-    run_masked(groups, m_per_group, n, k, [m_per_group] * groups)
+def test_masked_seed_shapes(groups, m_per_group, n, k, sfa_layout):
+    run_masked(groups, m_per_group, n, k, [m_per_group] * groups, sfa_layout=sfa_layout)
 
 
-def test_masked_odd_number_of_tiles_per_group():
+@pytest.mark.parametrize("sfa_layout", SFA_LAYOUTS)
+def test_masked_odd_number_of_tiles_per_group(sfa_layout):
     # 576 rows = 4.5 tiles of 128: the shape on which a 2-CTA cluster can pair tiles of two experts.
-    run_masked(5, 576, 4528, 1280, [576] * 5)
+    run_masked(5, 576, 4528, 1280, [576] * 5, sfa_layout=sfa_layout)
 
 
 def random_masked_cases(count, seed):
@@ -157,13 +168,13 @@ def random_masked_cases(count, seed):
         m_max = rng.choice([1, 64, 100, 576, 1024, 4096 if groups <= 8 else 256])
         counts = [rng.choice([0, 1, m_max, rng.randint(0, m_max)]) for _ in range(groups)]
         cases.append((groups, m_max, rng.choice([24, 200, 1000, 4528, 7168]), rng.choice([128, 400, 1280, 2048]),
-                      counts))
+                      counts, SFA_LAYOUTS[len(cases) % 2]))
     return cases
 
 
-@pytest.mark.parametrize("groups,m_max,n,k,counts", random_masked_cases(12, seed=9))
-def test_masked_random(groups, m_max, n, k, counts):
-    run_masked(groups, m_max, n, k, counts)
+@pytest.mark.parametrize("groups,m_max,n,k,counts,sfa_layout", random_masked_cases(12, seed=9))
+def test_masked_random(groups, m_max, n, k, counts, sfa_layout):
+    run_masked(groups, m_max, n, k, counts, sfa_layout=sfa_layout)
 
 
 def test_masked_counts_beyond_m_max_are_clamped():
@@ -176,10 +187,11 @@ def test_masked_cuda_graph_replays_with_new_counts():
     b, sfb = grouped_weights(groups, n, k)
     masked_m = torch.full((groups,), m_max, dtype=torch.int32, device="cuda")
     d = torch.empty(groups, m_max, n, dtype=torch.bfloat16, device="cuda")
-    fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, 300)  # compile outside the capture
+    sfa_mn_major = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_mn_major), (b, sfb), d, masked_m, 300)  # compile outside the capture
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, 300)
+        fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_mn_major), (b, sfb), d, masked_m, 300)
     ref = dequantize_rows(a, sfa) @ dequantize_blocks(b, sfb).transpose(1, 2)
     rng = random.Random(3)
     for replay in range(100):
