@@ -88,8 +88,8 @@ struct Choice {
 };
 
 const Choice& configuration_for(const ProblemSize& size, int device) {
-  using Key =
-      std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int, int, int, int>;
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int,
+                         int, int, int>;
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
       std::size_t hash = 0;
@@ -127,13 +127,17 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   return chosen.emplace(key, Choice{config, config.name()}).first->second;
 }
 
-// Whether the TMA can load sfa: MN-major (a column of K block kb holds the scales of consecutive rows),
-// with every column, and every group's matrix, starting on a 16-byte boundary.
+// Whether the TMA can load sfa: MN-major (a column of K block kb holds the scales of consecutive rows), its
+// columns and groups' matrices apart (not overlapping, as broadcast strides would) and each starting on a
+// 16-byte boundary. Any other sfa goes to the kernel's scale loader.
 bool sfa_by_tma(const detail::GemmProblem& p) {
   const std::int64_t k_blocks = (p.k + KernelConfig::kBlockK - 1) / KernelConfig::kBlockK;
-  const bool masked = p.layout == detail::GemmLayout::Masked;
-  return (p.sfa_m_stride == 1 || p.m == 1) && reinterpret_cast<std::uintptr_t>(p.sfa) % 16 == 0 &&
-         (k_blocks == 1 || p.sfa_k_stride % 4 == 0) && (!masked || p.num_groups == 1 || p.sfa_group_stride % 4 == 0);
+  const std::int64_t column_stride = k_blocks == 1 ? p.m : p.sfa_k_stride;
+  const bool columns_ok = k_blocks == 1 || (p.sfa_k_stride % 4 == 0 && p.sfa_k_stride >= p.m);
+  const bool groups_ok = p.layout != detail::GemmLayout::Masked || p.num_groups == 1 ||
+                         (p.sfa_group_stride % 4 == 0 && p.sfa_group_stride >= k_blocks * column_stride);
+  return (p.sfa_m_stride == 1 || p.m == 1) && reinterpret_cast<std::uintptr_t>(p.sfa) % 16 == 0 && columns_ok &&
+         groups_ok;
 }
 
 }  // namespace

@@ -104,6 +104,26 @@ def test_mn_major_scales_give_the_same_bits(m, n, k):
     assert torch.equal(d_row, d_col)
 
 
+def mn_major_unaligned(sfa, offset):
+    """sfa MN-major with columns of exactly M scales, starting `offset` floats into a buffer: for odd M or a
+    nonzero offset, columns the TMA cannot load (they do not start on 16-byte boundaries)."""
+    m, k_blocks = sfa.shape
+    buffer = torch.empty(offset + m * k_blocks, dtype=sfa.dtype, device=sfa.device)
+    view = buffer[offset:].view(k_blocks, m).t()
+    view.copy_(sfa)
+    return view
+
+
+@pytest.mark.parametrize("m,offset", [(333, 0), (64, 1)])
+def test_sfa_the_tma_cannot_load_gives_the_same_bits(m, offset):
+    (a, sfa), (b, sfb) = random_operands(m, 1000, 1280)
+    d_row = torch.empty(m, 1000, dtype=torch.bfloat16, device="cuda")
+    d_other = poisoned(d_row.shape, d_row.dtype)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d_row)
+    fgemm.fp8_gemm_nt((a, mn_major_unaligned(sfa, offset)), (b, sfb), d_other)
+    assert torch.equal(d_row, d_other)
+
+
 def test_results_are_deterministic():
     (a, sfa), (b, sfb) = random_operands(4096, 7168, 2048)
     d1 = torch.empty(4096, 7168, dtype=torch.bfloat16, device="cuda")
