@@ -8,8 +8,8 @@
 //     acc += partial * sfa * sfb (a warpgroup of 256 columns does so for each half of its columns in turn);
 //   - the producer (the last warpgroup): one thread streams 128-wide K blocks of A and B, and of sfa for the
 //     tile's rows, through a ring of kNumStages shared-memory stages with TMA, each stage guarded by a "full"
-//     and an "empty" mbarrier. Where sfa is not MN-major (TMA needs its rows contiguous), one warp copies the
-//     scales of A into the stages instead.
+//     and an "empty" mbarrier. Where sfa is not MN-major with 16-byte aligned columns (what the TMA can
+//     load), one warp copies the scales of A into the stages instead.
 // Hopper's FP8 tensor cores keep only about 14 bits of the running sum, so the sum over one K block is
 // taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores. Where registers
 // allow, each warpgroup has two partial accumulators and promotes one block while its next block's MMAs run;
@@ -60,7 +60,7 @@ struct GemmConfig {
   static constexpr uint32_t kBandM = kBandM_;
   static constexpr Layout kLayout = kLayout_;
   // sfa is MN-major with 16-byte aligned columns, so the TMA thread loads it with A; otherwise a warp of
-  // the producer copies it with cp.async, one scale at a time, at about a tenth of the main loop's speed.
+  // the producer copies it with cp.async, one scale at a time, which costs the main loop about a tenth.
   static constexpr bool kSfaByTma = kSfaByTma_;
   // A cluster of kClusterM x kClusterN CTAs: tiles side by side along M share B, along N share A. Each CTA
   // loads a 1/kClusterSize slice of the shared operand and multicasts it to the cluster.
