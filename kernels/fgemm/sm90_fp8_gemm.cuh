@@ -14,7 +14,7 @@
 // taken from the tensor cores and scaled into a full FP32 accumulator on the CUDA cores. Where registers
 // allow, each warpgroup has two partial accumulators and promotes one block while its next block's MMAs run;
 // otherwise the other warpgroups' MMAs keep the tensor cores busy during a promotion.
-// The math threads read sfb, one or two values per K block, from global memory a K block ahead of their use.
+// The math threads read sfb, one or two values per K block, from global memory while the block's MMAs run.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -296,30 +296,37 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
 
     // This thread's scales of a K block: sfa of its rows, from the stage, and sfb of the one or two
     // 128-column blocks its warpgroup's columns touch (a warpgroup wholly past N reads the last block's; its
-    // columns are never stored), from global memory, each K block's read while the block before is multiplied.
+    // columns are never stored), from global memory while MMAs run. sfb is addressed by a 32-bit element
+    // offset (the host refuses a larger sfb), made warp-uniform through a shuffle: with three math
+    // warpgroups, a 64-bit pointer per thread would make ptxas spill in the K loop.
     const uint32_t nb0 = min_of(n_base / 128, C::kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, C::kNumNBlocksOfB - 1);
     const uint32_t sfa_address = smem_sfa_base + (wg_row * 64 + row_in_wg) * 4;  // row 1: 8 rows on
-    const float* sfb = params.sfb + group * params.sfb_group_stride + nb0 * params.sfb_n_stride;
-    const int64_t sfb_second_block = (nb1 - nb0) * params.sfb_n_stride;
+    const uint32_t sfb_offset =
+        __shfl_sync(0xffffffff, static_cast<uint32_t>(group * params.sfb_group_stride + nb0 * params.sfb_n_stride), 0);
+    const uint32_t sfb_second_block = (nb1 - nb0) * static_cast<uint32_t>(params.sfb_n_stride);
     const uint32_t first_block_cols = 128 - n_base % 128;  // columns [0, this) use nb0, the rest nb1
     struct Scales {
       float a0, a1, b0, b1;
     };
-    auto load_sfb = [&](uint32_t kb, Scales& s) {
-      const float* block = sfb + min_of(kb, C::kNumKBlocks - 1) * params.sfb_k_stride;
-      s.b0 = ptx::load_readonly(block);
-      s.b1 = C::kUniformScaleB ? s.b0 : ptx::load_readonly(block + sfb_second_block);
+    struct ScalesB {
+      float b0, b1;
     };
-    Scales next_scales;  // sfb of the next K block
-    load_sfb(0, next_scales);
+    auto load_sfb = [&](uint32_t kb) {
+      const uint32_t block = sfb_offset + kb * static_cast<uint32_t>(params.sfb_k_stride);
+      const float b0 = ptx::load_readonly(params.sfb + block);
+      return ScalesB{b0, C::kUniformScaleB ? b0 : ptx::load_readonly(params.sfb + block + sfb_second_block)};
+    };
+    // Two math warpgroups have the registers to read sfb a K block ahead, so that its latency hides behind
+    // a whole block (4-7% on the masked K = 2048 seed shapes); three read it in the block's own step.
+    constexpr bool kSfbAhead = C::kNumMathWarpgroups == 2;
+    ScalesB next_sfb{};
+    if constexpr (kSfbAhead) next_sfb = load_sfb(0);
     auto read_scales = [&](uint32_t stage, uint32_t kb) {
       const uint32_t sfa = sfa_address + stage * C::kBlockM * 4;
-      Scales s = next_scales;
-      s.a0 = ptx::load_shared_f32(sfa);
-      s.a1 = ptx::load_shared_f32(sfa + 8 * 4);
-      load_sfb(kb + 1, next_scales);
-      return s;
+      const ScalesB sfb = kSfbAhead ? next_sfb : load_sfb(kb);
+      if constexpr (kSfbAhead) next_sfb = load_sfb(min_of(kb + 1, C::kNumKBlocks - 1));
+      return Scales{ptx::load_shared_f32(sfa), ptx::load_shared_f32(sfa + 8 * 4), sfb.b0, sfb.b1};
     };
     // Waits for the stage of a K block (with its first half of columns) and starts its four MMAs (128 of K)
     // into `p`, for one half of the warpgroup's columns where it has two.

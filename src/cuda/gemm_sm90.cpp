@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -127,17 +128,24 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   return chosen.emplace(key, Choice{config, config.name()}).first->second;
 }
 
-// Whether the TMA can load sfa: MN-major (a column of K block kb holds the scales of consecutive rows), its
-// columns and groups' matrices apart (not overlapping, as broadcast strides would) and each starting on a
-// 16-byte boundary. Any other sfa goes to the kernel's scale loader.
-bool sfa_by_tma(const detail::GemmProblem& p) {
+// sfa as a matrix the TMA loads (MN-major: K blocks x rows, a stack of them in the masked layout), boxes of
+// one K block's scales of a tile's rows; nullopt where the TMA cannot load it, and the kernel's scale loader
+// reads it with its strides: rows not contiguous, a column or group's matrix not on a 16-byte boundary, or
+// columns that overlap (broadcast strides). A stride the TMA never steps over (a single K block or group) is
+// given as the smallest it accepts.
+std::optional<MatrixBox> sfa_for_tma(const detail::GemmProblem& p) {
   const std::int64_t k_blocks = (p.k + KernelConfig::kBlockK - 1) / KernelConfig::kBlockK;
-  const std::int64_t column_stride = k_blocks == 1 ? p.m : p.sfa_k_stride;
-  const bool columns_ok = k_blocks == 1 || (p.sfa_k_stride % 4 == 0 && p.sfa_k_stride >= p.m);
-  const bool groups_ok = p.layout != detail::GemmLayout::Masked || p.num_groups == 1 ||
-                         (p.sfa_group_stride % 4 == 0 && p.sfa_group_stride >= k_blocks * column_stride);
-  return (p.sfa_m_stride == 1 || p.m == 1) && reinterpret_cast<std::uintptr_t>(p.sfa) % 16 == 0 && columns_ok &&
-         groups_ok;
+  const bool stacked = p.layout == detail::GemmLayout::Masked;
+  const std::int64_t column_stride = k_blocks == 1 ? (p.m + 3) / 4 * 4 : p.sfa_k_stride;
+  const std::int64_t group_stride = stacked && p.num_groups > 1 ? p.sfa_group_stride : column_stride * k_blocks;
+  const bool rows_contiguous = p.sfa_m_stride == 1 || p.m == 1;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(p.sfa) % 16 == 0 && column_stride % 4 == 0 &&
+                       group_stride % 4 == 0;
+  const bool apart = column_stride >= p.m && group_stride >= column_stride * k_blocks;
+  if (!rows_contiguous || !aligned || !apart) return std::nullopt;
+  const auto u64 = [](std::int64_t value) { return static_cast<std::uint64_t>(value); };
+  return MatrixBox{p.sfa, u64(k_blocks), u64(p.m), u64(column_stride), 4, 1, 0, 0,
+                   stacked ? u64(p.num_groups) : 0, u64(group_stride)};
 }
 
 }  // namespace
@@ -146,6 +154,13 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   constexpr std::int64_t kMaxExtent = 0x7fffffff;  // TMA coordinates are 32-bit signed integers
   if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
+  // The kernel addresses sfb by 32-bit element offsets.
+  const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
+  const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +
+                                (p.n - 1) / KernelConfig::kBlockK * p.sfb_n_stride +
+                                (p.k - 1) / KernelConfig::kBlockK * p.sfb_k_stride;
+  if (sfb_last >= (std::int64_t(1) << 32))
+    throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, argument 'sfb' must span fewer than 2^32 elements");
   const int device = p.device.index;
   driver::ensure_context(device);
 
@@ -154,7 +169,8 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   // The masked layout is tuned for the expected rows per group; the others for their rows.
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
   size.num_groups = masked ? p.num_groups : 1;
-  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr, sfa_by_tma(p)};
+  std::optional<MatrixBox> sfa_matrix = sfa_for_tma(p);
+  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr, sfa_matrix.has_value()};
   const Choice& choice = configuration_for(size, device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] {
@@ -171,16 +187,10 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
       {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()), KernelConfig::kBlockK, 128,
        groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
       "encoding the tensor map of 'b'");
-  // sfa, MN-major: a matrix of K blocks x rows, loaded a column of the tile's rows at a time. A stride the
-  // TMA never steps over (one K block, or one group) is given as the smallest it accepts.
-  driver::CUtensorMap tmap_sfa{};
-  if (size.shape.sfa_by_tma) {
-    const std::uint64_t k_blocks = u64((p.k + KernelConfig::kBlockK - 1) / KernelConfig::kBlockK);
-    const std::uint64_t column_stride = k_blocks == 1 ? (u64(p.m) + 3) / 4 * 4 : u64(p.sfa_k_stride);
-    const std::uint64_t group_stride = p.num_groups == 1 ? column_stride * k_blocks : u64(p.sfa_group_stride);
-    tmap_sfa = make_tensor_map({p.sfa, k_blocks, u64(p.m), column_stride, 4, 1, std::uint32_t(config.block_m), 0,
-                                groups_of(masked), group_stride},
-                               "encoding the tensor map of 'sfa'");
+  driver::CUtensorMap tmap_sfa{};  // not read by the kernel where sfa goes to its scale loader
+  if (sfa_matrix) {
+    sfa_matrix->box_cols = std::uint32_t(config.block_m);
+    tmap_sfa = make_tensor_map(*sfa_matrix, "encoding the tensor map of 'sfa'");
   }
   const int out_bytes = config.output_bytes();
   const int swizzle_d = config.swizzle_d_bytes();
