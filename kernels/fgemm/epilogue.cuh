@@ -15,36 +15,58 @@ template <class C>
 struct Epilogue {
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
 
+  // Where row `row`, column `col` of a staging pass lies in the staging buffer: chunks of kChunkCols columns
+  // one after the other, each 64 rows of kChunkBytes, with the TMA swizzle (16-byte unit bits [4, 7) XORed
+  // with the 128-byte row bits [7, 10)), which keeps the stores free of bank conflicts.
+  __device__ static uint32_t staged_offset(uint32_t row, uint32_t col) {
+    uint32_t offset =
+        (col / C::kChunkCols) * 64 * C::kChunkBytes + row * C::kChunkBytes + (col % C::kChunkCols) * C::kOutputBytes;
+    if constexpr (C::kSwizzleDBytes != 0) offset ^= ((offset >> 7) & (C::kSwizzleDBytes / 16 - 1)) << 4;
+    return offset;
+  }
+
   // Full tiles: the accumulators go to shared memory in the layout of a TMA store with the kSwizzleDBytes
-  // swizzle (which keeps the stores free of bank conflicts), then one thread stores them in chunks of
-  // kChunkCols columns; in kStagingPasses passes of kStagedCols columns. TMA clips at the edges of D. The
-  // staging buffer is rewritten (by the next pass or tile) only after the previous store has read it.
+  // swizzle, then one thread stores them in chunks of kChunkCols columns; in kStagingPasses passes of
+  // kStagedCols columns. TMA clips at the edges of D. The staging buffer is rewritten (by the next pass or
+  // tile) only after the previous store has read it.
   template <class StoreChunk>
   __device__ static void through_tma(const float (&acc)[kFragments], uint8_t* staging, uint32_t barrier_id,
                                      StoreChunk store_chunk) {
-    const uint32_t thread = threadIdx.x % 128;
-    const uint32_t row_in_wg = (thread / 32) * 16 + thread % 32 / 4;
-    const uint32_t col_in_group = thread % 4 * 2;
+    const uint32_t thread = threadIdx.x % 128, lane = thread % 32;
     const uint32_t staging_address = ptx::smem_address(staging);
+    constexpr uint32_t kGroups = C::kStagedCols / 8;  // 8-column groups of a pass
 #pragma unroll
     for (uint32_t pass = 0; pass < C::kStagingPasses; ++pass) {
       if (thread == 0) ptx::bulk_wait_group_read_all();
       ptx::named_barrier_sync(barrier_id, 128);
+      if constexpr (C::kOutputF32) {
+        const uint32_t row_in_wg = (thread / 32) * 16 + lane / 4;
 #pragma unroll
-      for (uint32_t jj = 0; jj < C::kStagedCols / 8; ++jj) {
-        const uint32_t j = pass * (C::kStagedCols / 8) + jj;  // the column group in the warpgroup's columns
+        for (uint32_t jj = 0; jj < kGroups; ++jj) {
+          const uint32_t j = pass * kGroups + jj;  // the column group in the warpgroup's columns
 #pragma unroll
-        for (uint32_t half = 0; half < 2; ++half) {
-          const uint32_t row = row_in_wg + half * 8, col = jj * 8 + col_in_group;
-          uint32_t offset = (col / C::kChunkCols) * 64 * C::kChunkBytes + row * C::kChunkBytes +
-                            (col % C::kChunkCols) * C::kOutputBytes;
-          // The TMA swizzle: 16-byte unit bits [4, 7) are XORed with the 128-byte row bits [7, 10).
-          if constexpr (C::kSwizzleDBytes != 0) offset ^= ((offset >> 7) & (C::kSwizzleDBytes / 16 - 1)) << 4;
-          const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
-          if constexpr (C::kOutputF32)
-            ptx::store_shared_f32x2(staging_address + offset, x, y);
-          else
-            ptx::store_shared_u32(staging_address + offset, ptx::pack_bf16x2(x, y));
+          for (uint32_t half = 0; half < 2; ++half)
+            ptx::store_shared_f32x2(staging_address + staged_offset(row_in_wg + half * 8, jj * 8 + lane % 4 * 2),
+                                    acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+        }
+      } else {
+        // BF16: a warp's 16 rows of two column groups are four 8 x 8 matrices, (group jj, rows 0-7), (jj,
+        // rows 8-15), (jj + 1, rows 0-7), (jj + 1, rows 8-15): one stmatrix instead of four stores per thread
+        // (the epilogue is bound by issuing its instructions). Lane l gives the address of row l % 8 of
+        // matrix l / 8.
+        const uint32_t matrix = lane / 8;
+        const uint32_t matrix_row = (thread / 32) * 16 + (matrix % 2) * 8 + lane % 8;
+        auto packed = [&](uint32_t j, uint32_t half) {
+          return ptx::pack_bf16x2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+        };
+#pragma unroll
+        for (uint32_t jj = 0; jj < kGroups; jj += 2) {
+          const uint32_t j = pass * kGroups + jj;
+          const uint32_t address = staging_address + staged_offset(matrix_row, (jj + matrix / 2) * 8);
+          if (jj + 1 < kGroups)
+            ptx::stmatrix_x4(address, packed(j, 0), packed(j, 1), packed(j + 1, 0), packed(j + 1, 1));
+          else  // an odd last group: lanes 16-31 give no address
+            ptx::stmatrix_x2(address, packed(j, 0), packed(j, 1));
         }
       }
       ptx::fence_proxy_async_shared();

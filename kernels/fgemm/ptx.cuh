@@ -235,12 +235,21 @@ __device__ __forceinline__ float load_shared_f32(uint32_t address) {
   return value;
 }
 
-__device__ __forceinline__ void store_shared_u32(uint32_t address, uint32_t value) {
-  asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(value) : "memory");
-}
-
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+
+// stmatrix: a warp stores 8 x 8 matrices of 16-bit values, thread t holding row t / 4, columns 2 (t % 4) and
+// 2 (t % 4) + 1 of each (the layout of an MMA accumulator's 8-column group) and lanes 8i to 8i + 7 giving
+// the addresses of matrix i's rows.
+__device__ __forceinline__ void stmatrix_x4(uint32_t address, uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(m0), "r"(m1),
+               "r"(m2), "r"(m3)
+               : "memory");
+}
+
+__device__ __forceinline__ void stmatrix_x2(uint32_t address, uint32_t m0, uint32_t m1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(address), "r"(m0), "r"(m1) : "memory");
 }
 
 }  // namespace fgemm::ptx
