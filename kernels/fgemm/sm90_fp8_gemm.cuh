@@ -322,7 +322,8 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
     constexpr bool kSfbAhead = C::kNumMathWarpgroups == 2;
     ScalesB next_sfb{};
     if constexpr (kSfbAhead) next_sfb = load_sfb(0);
-    auto read_scales = [&](uint32_t stage, uint32_t kb) {
+    auto read_scales = [&](uint32_t stage, uint32_t round) {
+      const uint32_t kb = round * kNumStages + stage;
       const uint32_t sfa = sfa_address + stage * C::kBlockM * 4;
       const ScalesB sfb = kSfbAhead ? next_sfb : load_sfb(kb);
       if constexpr (kSfbAhead) next_sfb = load_sfb(min_of(kb + 1, C::kNumKBlocks - 1));
@@ -387,7 +388,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
         float(&current)[kMmaFragments] = odd ? partial2 : partial;
         float(&previous)[kMmaFragments] = odd ? partial : partial2;
         issue(stage, round, current);
-        const Scales current_scales = read_scales(stage, round * kNumStages + stage);
+        const Scales current_scales = read_scales(stage, round);
         promote(previous, scales);
         ptx::wgmma_wait_group<0>();
         release(stage);
@@ -395,7 +396,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       } else if constexpr (C::kColumnHalves == 2) {
         // Two halves through one partial accumulator; the other warpgroup's MMAs run during each promotion.
         issue(stage, round, partial, 0);
-        const Scales current_scales = read_scales(stage, round * kNumStages + stage);
+        const Scales current_scales = read_scales(stage, round);
         ptx::wgmma_wait_group<0>();
         promote(partial, current_scales, 0);
         issue(stage, round, partial, 1);
@@ -405,7 +406,7 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       } else {
         // One partial accumulator: the other warpgroups' MMAs keep the tensor cores busy during a promotion.
         issue(stage, round, partial);
-        const Scales current_scales = read_scales(stage, round * kNumStages + stage);
+        const Scales current_scales = read_scales(stage, round);
         ptx::wgmma_wait_group<0>();
         release(stage);
         promote(partial, current_scales);

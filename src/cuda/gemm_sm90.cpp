@@ -128,6 +128,9 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   return chosen.emplace(key, Choice{config, config.name()}).first->second;
 }
 
+// Extents and strides as tensor maps take them.
+std::uint64_t u64(std::int64_t value) { return static_cast<std::uint64_t>(value); }
+
 // sfa as a matrix the TMA loads (MN-major: K blocks x rows, a stack of them in the masked layout), boxes of
 // one K block's scales of a tile's rows; nullopt where the TMA cannot load it, and the kernel's scale loader
 // reads it with its strides: rows not contiguous, a column or group's matrix not on a 16-byte boundary, or
@@ -143,7 +146,6 @@ std::optional<MatrixBox> sfa_for_tma(const detail::GemmProblem& p) {
                        group_stride % 4 == 0;
   const bool apart = column_stride >= p.m && group_stride >= column_stride * k_blocks;
   if (!rows_contiguous || !aligned || !apart) return std::nullopt;
-  const auto u64 = [](std::int64_t value) { return static_cast<std::uint64_t>(value); };
   return MatrixBox{p.sfa, u64(k_blocks), u64(p.m), u64(column_stride), 4, 1, 0, 0,
                    stacked ? u64(p.num_groups) : 0, u64(group_stride)};
 }
@@ -179,7 +181,6 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
 
   // A stacked operand (masked A and D, grouped B) gets a 3-D map, one matrix per group.
   const auto groups_of = [&](bool stacked) { return stacked ? std::uint64_t(p.num_groups) : std::uint64_t(0); };
-  const auto u64 = [](std::int64_t value) { return static_cast<std::uint64_t>(value); };
   const auto tmap_a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.slice_rows_a()),
                                        KernelConfig::kBlockK, 128, groups_of(masked), u64(p.a_group_stride)},
                                       "encoding the tensor map of 'a'");
