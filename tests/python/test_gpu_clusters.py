@@ -18,16 +18,21 @@ CLUSTER_CONFIGS = [(128, 128, 2, 1), (64, 64, 1, 2), (128, 96, 1, 2), (64, 256, 
                    (128, 256, 1, 2)]
 
 
+def check_normal(m, n, k, sfa_layout):
+    """fp8_gemm_nt into a NaN-poisoned D, under whatever configuration is forced, against the reference."""
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    fgemm.fp8_gemm_nt((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+
+
 @pytest.mark.parametrize("config", CLUSTER_CONFIGS)
 @pytest.mark.parametrize("m,n,k,sfa_layout", [(1, 2112, 7168, "mn-major"), (200, 1000, 400, "row-major"),
                                               (333, 4528, 1280, "mn-major"), (4096, 7168, 2048, "mn-major")])
 def test_normal_layout_with_multicast(config, m, n, k, sfa_layout):
-    (a, sfa), (b, sfb) = random_operands(m, n, k)
-    d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
     with forced_config(*config):
-        fgemm.fp8_gemm_nt((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d)
-    torch.cuda.synchronize()
-    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+        check_normal(m, n, k, sfa_layout)
 
 
 @pytest.mark.parametrize("sfa_layout", SFA_LAYOUTS)
@@ -65,11 +70,7 @@ def test_three_math_warpgroups(config):
     with forced_config(*config):
         for m, n, k, sfa_layout in [(1, 2112, 7168, "mn-major"), (333, 4528, 1280, "row-major"),
                                     (4096, 7168, 2048, "mn-major")]:
-            (a, sfa), (b, sfb) = random_operands(m, n, k)
-            d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-            fgemm.fp8_gemm_nt((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d)
-            torch.cuda.synchronize()
-            assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+            check_normal(m, n, k, sfa_layout)
         for sfa_layout in SFA_LAYOUTS:
             run_masked(5, 576, 4528, 1280, [576, 0, 200, 1, 577 - 1], sfa_layout=sfa_layout)
     with forced_config(*config), pytest.raises(ValueError, match="not a supported configuration"):
@@ -83,11 +84,7 @@ def test_column_halves_on_every_layout():
         for m, n, k, sfa_layout in [(1, 2112, 7168, "mn-major"), (200, 1000, 400, "row-major"),
                                     (333, 4528, 1280, "mn-major"), (4096, 7168, 2048, "mn-major"),
                                     (129, 264, 256, "row-major")]:
-            (a, sfa), (b, sfb) = random_operands(m, n, k)
-            d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-            fgemm.fp8_gemm_nt((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d)
-            torch.cuda.synchronize()
-            assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF
+            check_normal(m, n, k, sfa_layout)
         for sfa_layout in SFA_LAYOUTS:
             check_contiguous([0, 100, 128, 200, 300, 384, 1], 1000, 640, sfa_layout=sfa_layout)
             run_masked(5, 576, 4528, 1280, [576, 0, 200, 1, 129], sfa_layout=sfa_layout)
