@@ -16,7 +16,13 @@ from ._C import (
     set_num_sms,
 )
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
-from .layout import ceil_div, get_col_major_tma_aligned_tensor, get_mn_major_tma_aligned_tensor, get_tma_aligned_size
+from .layout import (
+    ceil_div,
+    get_col_major_tma_aligned_tensor,
+    get_mn_major_tma_aligned_tensor,
+    get_tma_aligned_size,
+    transform_sf_into_required_layout,
+)
 from .numeric import calc_diff
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
 
@@ -26,6 +32,8 @@ _add_nvrtc_wheel_dirs()
 gemm_fp8_fp8_bf16_nt = fp8_gemm_nt
 m_grouped_gemm_fp8_fp8_bf16_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
 m_grouped_gemm_fp8_fp8_bf16_nt_masked = m_grouped_fp8_gemm_nt_masked
+# DeepGEMM's later name (its K-grouped layout shares the alignment; fgemm's grouped layouts group M only).
+get_mk_alignment_for_contiguous_layout = get_m_alignment_for_contiguous_layout
 
 try:
     __version__ = _version("fgemm")
@@ -42,9 +50,11 @@ __all__ = [
     "set_num_sms",
     "get_num_sms",
     "get_m_alignment_for_contiguous_layout",
+    "get_mk_alignment_for_contiguous_layout",
     "get_tma_aligned_size",
     "get_mn_major_tma_aligned_tensor",
     "get_col_major_tma_aligned_tensor",
+    "transform_sf_into_required_layout",
     "ceil_div",
     "calc_diff",
     "per_token_cast_to_fp8",

@@ -9,8 +9,8 @@ DEEPGEMM_NAMES = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked",
     "gemm_fp8_fp8_bf16_nt", "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked",
     "set_num_sms", "get_num_sms", "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor",
-    "get_col_major_tma_aligned_tensor", "get_m_alignment_for_contiguous_layout", "ceil_div", "calc_diff",
-    "per_token_cast_to_fp8", "per_block_cast_to_fp8",
+    "get_col_major_tma_aligned_tensor", "get_m_alignment_for_contiguous_layout", "get_mk_alignment_for_contiguous_layout",
+    "transform_sf_into_required_layout", "ceil_div", "calc_diff", "per_token_cast_to_fp8", "per_block_cast_to_fp8",
 ]
 
 

@@ -130,7 +130,58 @@ def test_col_major_is_the_earlier_name_of_mn_major():
 
 def test_alignment_helpers():
     assert fgemm.get_m_alignment_for_contiguous_layout() == 128
+    assert fgemm.get_mk_alignment_for_contiguous_layout() == 128
     assert [fgemm.ceil_div(x, 128) for x in (0, 1, 128, 129)] == [0, 1, 1, 2]
+
+
+@pytest.mark.parametrize("recipe,is_sfa", [((1, 128, 128), True), ((1, 128), None)])
+@pytest.mark.parametrize("num_groups", [None, 3])
+def test_transform_sf_of_a_is_mn_major_tma_aligned(recipe, is_sfa, num_groups):
+    lead = () if num_groups is None else (num_groups,)
+    sfa = torch.rand(*lead, 5, 3, generator=torch.Generator().manual_seed(6)) + 0.5  # M = 5, K = 300
+    out = fgemm.transform_sf_into_required_layout(sfa, 5, 300, recipe, num_groups=num_groups, is_sfa=is_sfa)
+    assert torch.equal(out, sfa)
+    assert out.stride() == ((1, 8) if num_groups is None else (24, 1, 8))
+
+
+@pytest.mark.parametrize("recipe,is_sfa", [((1, 128, 128), False), ((128, 128), None)])
+def test_transform_sf_of_b_is_returned_as_is(recipe, is_sfa):
+    sfb = torch.rand(2, 3, 4)  # G = 2, N = 300, K = 512
+    assert fgemm.transform_sf_into_required_layout(sfb, 300, 512, recipe, 2, is_sfa, True) is sfb
+
+
+def test_transform_sf_output_feeds_the_gemm():
+    gen = torch.Generator().manual_seed(7)
+    a = torch.randn(40, 256, generator=gen)
+    b = torch.randn(24, 256, generator=gen)
+    (a_fp8, sfa), (b_fp8, sfb) = fgemm.per_token_cast_to_fp8(a), fgemm.per_block_cast_to_fp8(b)
+    sfa_t = fgemm.transform_sf_into_required_layout(sfa, 40, 256, (1, 128, 128), is_sfa=True)
+    sfb_t = fgemm.transform_sf_into_required_layout(sfb, 24, 256, (1, 128, 128), is_sfa=False)
+    d, d_ref = torch.empty(40, 24, dtype=torch.bfloat16), torch.empty(40, 24, dtype=torch.bfloat16)
+    fgemm.fp8_gemm_nt((a_fp8, sfa_t), (b_fp8, sfb_t), d)
+    fgemm.fp8_gemm_nt((a_fp8, sfa), (b_fp8, sfb), d_ref)
+    assert torch.equal(d, d_ref)
+
+
+@pytest.mark.parametrize("args,kwargs,error,match", [
+    ((torch.ones(1, 3), 5, 300, (1, 32, 128)), {"is_sfa": False}, ValueError, "argument 'recipe'.*32 x 128"),
+    ((torch.ones(5, 3), 5, 300, (1, 128, 32)), {"is_sfa": True}, ValueError, "argument 'recipe'.*1 x 32"),
+    ((torch.ones(5, 3), 5, 300, (1, 128, 128)), {}, TypeError, "argument 'is_sfa'"),
+    ((torch.ones(5, 3), 5, 300, (1, 128)), {"is_sfa": True}, ValueError, "argument 'is_sfa'"),
+    ((torch.ones(5, 3), 5, 300, (1, 128, 128, 1)), {"is_sfa": True}, ValueError, "argument 'recipe'"),
+    ((torch.ones(5, 3), 5, 300, "1x128"), {"is_sfa": True}, TypeError, "argument 'recipe'"),
+    ((torch.ones(5, 3, dtype=torch.int32), 5, 300, (1, 128)), {}, TypeError, "argument 'sf'.*float32"),
+    (([[1.0]], 1, 128, (1, 128)), {}, TypeError, "argument 'sf'"),
+    ((torch.ones(5, 2), 5, 300, (1, 128)), {}, ValueError, r"argument 'sf' expected shape \[5, 3\]"),
+    ((torch.ones(5, 3), 5, 300, (1, 128)), {"num_groups": 2}, ValueError, r"argument 'sf' expected shape \[2, 5, 3\]"),
+    ((torch.ones(5, 3), 5, 300, (1, 128)), {"num_groups": 0}, ValueError, "argument 'num_groups'"),
+    ((torch.ones(5, 3), -5, 300, (1, 128)), {}, ValueError, "argument 'mn'"),
+    ((torch.ones(5, 3), 5, 300.0, (1, 128)), {}, ValueError, "argument 'k'"),
+    ((torch.ones(5, 3), 5, 300, (1, 128)), {"disable_ue8m0_cast": 1}, TypeError, "argument 'disable_ue8m0_cast'"),
+])
+def test_transform_sf_rejects_what_fgemm_does_not_implement(args, kwargs, error, match):
+    with pytest.raises(error, match="fgemm.transform_sf_into_required_layout: " + match):
+        fgemm.transform_sf_into_required_layout(*args, **kwargs)
 
 
 def test_num_sms_round_trip():
