@@ -35,18 +35,23 @@ def activations(*shape):
 # ---------------------------------------------------------------------------------------------- contiguous
 
 
-def contiguous_layout(rows_per_group):
-    """m_indices for experts of the given sizes, each segment padded with -1 rows to the alignment."""
+def contiguous_layout(rows_per_group, tail_rows=0):
+    """m_indices for experts of the given sizes, each segment padded with -1 rows to the alignment, then
+    tail_rows more -1 rows (serving frameworks size M_sum for the worst case and leave the rest padding)."""
     indices = []
     for group, rows in enumerate(rows_per_group):
         indices += [group] * rows
         indices += [-1] * (-len(indices) % ALIGNMENT)
+    indices += [-1] * tail_rows
     return torch.tensor(indices, dtype=torch.int32, device="cuda")
 
 
-def check_contiguous(rows_per_group, n, k, out_dtype=torch.bfloat16, sfa_layout="mn-major"):
-    groups = len(rows_per_group)
-    m_indices = contiguous_layout(rows_per_group)
+def check_contiguous(rows_per_group, n, k, out_dtype=torch.bfloat16, sfa_layout="mn-major", tail_rows=0):
+    check_contiguous_indices(contiguous_layout(rows_per_group, tail_rows), len(rows_per_group), n, k, out_dtype,
+                             sfa_layout)
+
+
+def check_contiguous_indices(m_indices, groups, n, k, out_dtype=torch.bfloat16, sfa_layout="mn-major"):
     m_sum = m_indices.numel()
     a, sfa = activations(m_sum, k)
     b, sfb = grouped_weights(groups, n, k)
@@ -89,6 +94,22 @@ def random_contiguous_cases(count, seed):
 @pytest.mark.parametrize("sizes,n,k,sfa_layout", random_contiguous_cases(12, seed=5))
 def test_contiguous_random_layouts(sizes, n, k, sfa_layout):
     check_contiguous(sizes, n, k, sfa_layout=sfa_layout)
+
+
+def test_contiguous_worst_case_m_sum_with_padding_tiles():
+    # M_sum sized as serving frameworks size it: every expert's rows plus G x 127 rows, rounded up to 128; the
+    # rows past the aligned segments are -1, whole tiles of them (here 5 of 25 tile rows).
+    sizes = [300, 5, 0, 1000, 77, 640, 128, 1]
+    used = sum(-(-rows // ALIGNMENT) * ALIGNMENT for rows in sizes)
+    worst = -(-(sum(sizes) + len(sizes) * (ALIGNMENT - 1)) // ALIGNMENT) * ALIGNMENT
+    check_contiguous(sizes, 4096, 512, tail_rows=worst - used)
+
+
+def test_contiguous_padding_before_and_between_rows_of_a_tile():
+    # A tile takes the expert of its first row that is not padding, wherever the padding lies in it.
+    blocks = [[-1] * 50 + [0] * 78, [-1] * 40 + [1] * 40 + [-1] * 48, [-1] * 127 + [2], [-1] * 128, [2] * 128]
+    m_indices = torch.tensor(sum(blocks, []), dtype=torch.int32, device="cuda")
+    check_contiguous_indices(m_indices, 3, 1000, 640)
 
 
 def test_contiguous_fp32_output():
