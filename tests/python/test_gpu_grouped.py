@@ -51,11 +51,14 @@ def check_contiguous(rows_per_group, n, k, out_dtype=torch.bfloat16, sfa_layout=
                              sfa_layout)
 
 
-def check_contiguous_indices(m_indices, groups, n, k, out_dtype=torch.bfloat16, sfa_layout="mn-major"):
+def check_contiguous_indices(m_indices, groups, n, k, out_dtype=torch.bfloat16, sfa_layout="mn-major", width=None):
+    """D is [M_sum, N], or with `width` the first N columns of a NaN-poisoned [M_sum, width], whose columns
+    past N must stay NaN."""
     m_sum = m_indices.numel()
     a, sfa = activations(m_sum, k)
     b, sfb = grouped_weights(groups, n, k)
-    d = torch.full((m_sum, n), float("nan"), dtype=out_dtype, device="cuda")
+    outer = torch.full((m_sum, width or n), float("nan"), dtype=out_dtype, device="cuda")
+    d = outer[:, :n]
     fgemm.m_grouped_fp8_gemm_nt_contiguous((a, sfa_in_layout(sfa, sfa_layout)), (b, sfb), d, m_indices)
     torch.cuda.synchronize()
     a_ref, b_ref = dequantize_rows(a, sfa), dequantize_blocks(b, sfb)
@@ -69,6 +72,7 @@ def check_contiguous_indices(m_indices, groups, n, k, out_dtype=torch.bfloat16, 
         assert diff < MAX_DIFF, f"expert {group}: calc_diff {diff:.2e}"
     padding = m_indices == -1
     assert torch.isnan(d[padding]).all(), "padding rows must keep what D held"
+    assert torch.isnan(outer[:, n:]).all(), "columns past N were written"
 
 
 @pytest.mark.parametrize("sfa_layout", SFA_LAYOUTS)
@@ -110,6 +114,14 @@ def test_contiguous_padding_before_and_between_rows_of_a_tile():
     blocks = [[-1] * 50 + [0] * 78, [-1] * 40 + [1] * 40 + [-1] * 48, [-1] * 127 + [2], [-1] * 128, [2] * 128]
     m_indices = torch.tensor(sum(blocks, []), dtype=torch.int32, device="cuda")
     check_contiguous_indices(m_indices, 3, 1000, 640)
+
+
+@pytest.mark.parametrize("out_dtype,n,width", [(torch.bfloat16, 1001, 1008), (torch.float32, 1001, 1004),
+                                               (torch.bfloat16, 260, 264)])
+def test_contiguous_ragged_n_in_a_wider_output(out_dtype, n, width):
+    # Rows of D that do not end on a 16-byte boundary: the tiles at N's edge are stored element by element.
+    m_indices = contiguous_layout([300, 0, 129, 77])
+    check_contiguous_indices(m_indices, 4, n, 640, out_dtype, width=width)
 
 
 def test_contiguous_fp32_output():
