@@ -104,8 +104,8 @@ def test_contiguous_worst_case_m_sum_with_padding_tiles():
     # M_sum sized as serving frameworks size it: every expert's rows plus G x 127 rows, rounded up to 128; the
     # rows past the aligned segments are -1, whole tiles of them (here 5 of 25 tile rows).
     sizes = [300, 5, 0, 1000, 77, 640, 128, 1]
-    used = sum(-(-rows // ALIGNMENT) * ALIGNMENT for rows in sizes)
-    worst = -(-(sum(sizes) + len(sizes) * (ALIGNMENT - 1)) // ALIGNMENT) * ALIGNMENT
+    used = sum(fgemm.ceil_div(rows, ALIGNMENT) * ALIGNMENT for rows in sizes)
+    worst = fgemm.ceil_div(sum(sizes) + len(sizes) * (ALIGNMENT - 1), ALIGNMENT) * ALIGNMENT
     check_contiguous(sizes, 4096, 512, tail_rows=worst - used)
 
 
