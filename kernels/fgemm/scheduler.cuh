@@ -70,9 +70,24 @@ struct Scheduler {
   // The expert of a contiguous tile row: the m_indices value of its first row that is not padding, or -1
   // when every row is padding (or the block lies past the end).
   __host__ __device__ int32_t block_expert(uint32_t m_block) const {
-    const uint32_t end = min_of((m_block + 1) * kBlockM, m);
-    for (uint32_t row = m_block * kBlockM; row < end; ++row)
-      if (m_indices[row] != -1) return m_indices[row];
+    const uint32_t first_row = m_block * kBlockM, end = min_of(first_row + kBlockM, m);
+    if (first_row >= end) return -1;
+    // The common case, one load: a tile row starts with its expert's rows (each expert's rows begin at a
+    // multiple of the M alignment, and the padding is at their end).
+    const int32_t expert = m_indices[first_row];
+    if (expert != -1) return expert;
+    // Padding: look at kScanRows rows at a time. Their loads are independent, so each round costs one trip
+    // to memory; a row at a time, a tile row of padding (serving frameworks size M_sum for the worst case,
+    // leaving whole tiles of it) cost kBlockM dependent loads, thousands of cycles, in every warpgroup.
+    constexpr uint32_t kScanRows = 16;
+    for (uint32_t base = first_row + 1; base < end; base += kScanRows) {
+      int32_t experts[kScanRows];
+#pragma unroll
+      for (uint32_t i = 0; i < kScanRows; ++i) experts[i] = base + i < end ? m_indices[base + i] : -1;
+#pragma unroll
+      for (uint32_t i = 0; i < kScanRows; ++i)
+        if (experts[i] != -1) return experts[i];
+    }
     return -1;
   }
 

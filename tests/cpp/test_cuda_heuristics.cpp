@@ -214,6 +214,26 @@ TEST(Scheduler, ContiguousLayoutCoversEveryExpertTileOnceAndSkipsPadding) {
   }
 }
 
+// Padding anywhere: each 128-row block holds one expert's rows scattered among -1 rows (or only -1 rows),
+// and M_sum need not be a multiple of 128. A tile row's expert is found past any run of padding rows.
+TEST(Scheduler, ContiguousLayoutFindsTheExpertOfATileRowPastAnyPadding) {
+  std::mt19937 rng(14);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::uint32_t groups = 1 + rng() % 16, grid = 1 + rng() % 132, m = 1 + rng() % 3000;
+    std::vector<std::int32_t> indices(m, -1);
+    for (std::uint32_t block = 0; block * 128 < m; ++block) {
+      const auto expert = std::int32_t(rng() % groups);
+      const std::uint32_t kept_in_64 = rng() % 65;  // how likely a row is the expert's, out of 64
+      for (std::uint32_t row = block * 128; row < std::min(block * 128 + 128, m); ++row)
+        if (rng() % 64 < kept_in_64) indices[row] = expert;
+    }
+    expect_exact_cover<sm90::Layout::Contiguous, 128, 128, 4096>(m, groups, indices, {}, grid);
+    expect_exact_cover<sm90::Layout::Contiguous, 64, 48, 1000>(m, groups, indices, {}, grid);
+    expect_exact_cover<sm90::Layout::Contiguous, 64, 64, 4096, 2, 1>(m, groups, indices, {}, grid / 2 + 1);
+    expect_exact_cover<sm90::Layout::Contiguous, 128, 128, 1000, 1, 2>(m, groups, indices, {}, grid / 2 + 1);
+  }
+}
+
 TEST(Scheduler, MaskedLayoutCoversTheRowsOfEachGroupOnly) {
   std::mt19937 rng(13);
   for (int trial = 0; trial < 60; ++trial) {
