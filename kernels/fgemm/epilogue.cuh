@@ -25,85 +25,122 @@ struct Epilogue {
     return offset;
   }
 
-  // Full tiles: the accumulators go to shared memory in the layout of a TMA store with the kSwizzleDBytes
-  // swizzle, then one thread stores them in chunks of kChunkCols columns; in kStagingPasses passes of
-  // kStagedCols columns. TMA clips at the edges of D. The staging buffer is rewritten (by the next pass or
-  // tile) only after the previous store has read it.
-  template <class StoreChunk>
-  __device__ static void through_tma(const float (&acc)[kFragments], uint8_t* staging, uint32_t barrier_id,
-                                     StoreChunk store_chunk) {
+  // Waits until the staging buffer may be rewritten: the store issued from it last (by thread 0) has read it.
+  __device__ static void wait_until_staging_is_free(uint32_t barrier_id) {
+    if (threadIdx.x % 128 == 0) ptx::bulk_wait_group_read_all();
+    ptx::named_barrier_sync(barrier_id, 128);
+  }
+
+  // Writes pass `pass` of the accumulators (kStagedCols columns) to the staging buffer, in the layout of a TMA
+  // store with the kSwizzleDBytes swizzle. Each warp writes its own 16 rows.
+  __device__ static void stage(const float (&acc)[kFragments], uint32_t staging_address, uint32_t pass) {
     const uint32_t thread = threadIdx.x % 128, lane = thread % 32;
-    const uint32_t staging_address = ptx::smem_address(staging);
     constexpr uint32_t kGroups = C::kStagedCols / 8;  // 8-column groups of a pass
+    if constexpr (C::kOutputF32) {
+      const uint32_t row_in_wg = (thread / 32) * 16 + lane / 4;
 #pragma unroll
-    for (uint32_t pass = 0; pass < C::kStagingPasses; ++pass) {
-      if (thread == 0) ptx::bulk_wait_group_read_all();
-      ptx::named_barrier_sync(barrier_id, 128);
-      if constexpr (C::kOutputF32) {
-        const uint32_t row_in_wg = (thread / 32) * 16 + lane / 4;
+      for (uint32_t jj = 0; jj < kGroups; ++jj) {
+        const uint32_t j = pass * kGroups + jj;  // the column group in the warpgroup's columns
 #pragma unroll
-        for (uint32_t jj = 0; jj < kGroups; ++jj) {
-          const uint32_t j = pass * kGroups + jj;  // the column group in the warpgroup's columns
-#pragma unroll
-          for (uint32_t half = 0; half < 2; ++half)
-            ptx::store_shared_f32x2(staging_address + staged_offset(row_in_wg + half * 8, jj * 8 + lane % 4 * 2),
-                                    acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
-        }
-      } else {
-        // BF16: a warp's 16 rows of two column groups are four 8 x 8 matrices, (group jj, rows 0-7), (jj,
-        // rows 8-15), (jj + 1, rows 0-7), (jj + 1, rows 8-15): one stmatrix instead of four stores per thread
-        // (the epilogue is bound by issuing its instructions). Lane l gives the address of row l % 8 of
-        // matrix l / 8.
-        const uint32_t matrix = lane / 8;
-        const uint32_t matrix_row = (thread / 32) * 16 + (matrix % 2) * 8 + lane % 8;
-        auto packed = [&](uint32_t j, uint32_t half) {
-          return ptx::pack_bf16x2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
-        };
-#pragma unroll
-        for (uint32_t jj = 0; jj < kGroups; jj += 2) {
-          const uint32_t j = pass * kGroups + jj;
-          const uint32_t address = staging_address + staged_offset(matrix_row, (jj + matrix / 2) * 8);
-          if (jj + 1 < kGroups)
-            ptx::stmatrix_x4(address, packed(j, 0), packed(j, 1), packed(j + 1, 0), packed(j + 1, 1));
-          else  // an odd last group: lanes 16-31 give no address
-            ptx::stmatrix_x2(address, packed(j, 0), packed(j, 1));
-        }
+        for (uint32_t half = 0; half < 2; ++half)
+          ptx::store_shared_f32x2(staging_address + staged_offset(row_in_wg + half * 8, jj * 8 + lane % 4 * 2),
+                                  acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
       }
-      ptx::fence_proxy_async_shared();
-      ptx::named_barrier_sync(barrier_id, 128);
-      if (thread == 0) {
+    } else {
+      // BF16: a warp's 16 rows of two column groups are four 8 x 8 matrices, (group jj, rows 0-7), (jj,
+      // rows 8-15), (jj + 1, rows 0-7), (jj + 1, rows 8-15): one stmatrix instead of four stores per thread
+      // (the epilogue is bound by issuing its instructions). Lane l gives the address of row l % 8 of
+      // matrix l / 8.
+      const uint32_t matrix = lane / 8;
+      const uint32_t matrix_row = (thread / 32) * 16 + (matrix % 2) * 8 + lane % 8;
+      auto packed = [&](uint32_t j, uint32_t half) {
+        return ptx::pack_bf16x2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+      };
 #pragma unroll
-        for (uint32_t chunk = 0; chunk < C::kNumChunks; ++chunk)
-          store_chunk(staging + chunk * 64 * C::kChunkBytes, pass * C::kStagedCols + chunk * C::kChunkCols);
-        ptx::bulk_commit_group();
+      for (uint32_t jj = 0; jj < kGroups; jj += 2) {
+        const uint32_t j = pass * kGroups + jj;
+        const uint32_t address = staging_address + staged_offset(matrix_row, (jj + matrix / 2) * 8);
+        if (jj + 1 < kGroups)
+          ptx::stmatrix_x4(address, packed(j, 0), packed(j, 1), packed(j + 1, 0), packed(j + 1, 1));
+        else  // an odd last group: lanes 16-31 give no address
+          ptx::stmatrix_x2(address, packed(j, 0), packed(j, 1));
       }
     }
   }
 
-  // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout): each
-  // thread stores its own elements, row by row as `actions` says, and no column at or past `cols_left`.
-  // `d` points at the warpgroup's first element.
-  __device__ static void direct(const float (&acc)[kFragments], void* d, int64_t row_stride, uint32_t cols_left,
-                                const RowAction (&actions)[2]) {
-    const uint32_t thread = threadIdx.x % 128;
-    const uint32_t row_in_wg = (thread / 32) * 16 + thread % 32 / 4;
-    const uint32_t col_in_group = thread % 4 * 2;
-    const float nan = __int_as_float(0x7fc00000);
+  // Stages the accumulators in shared memory in kStagingPasses passes of kStagedCols columns, calling
+  // store_pass(pass) after each to take the pass to D (store_to_tma or store_rows).
+  template <class StorePass>
+  __device__ static void staged(const float (&acc)[kFragments], uint8_t* staging, uint32_t barrier_id,
+                                StorePass store_pass) {
+    const uint32_t staging_address = ptx::smem_address(staging);
 #pragma unroll
-    for (uint32_t half = 0; half < 2; ++half) {
-      if (actions[half] == RowAction::Skip) continue;
-      const int64_t row_offset = static_cast<int64_t>(row_in_wg + half * 8) * row_stride;
+    for (uint32_t pass = 0; pass < C::kStagingPasses; ++pass) {
+      wait_until_staging_is_free(barrier_id);
+      stage(acc, staging_address, pass);
+      store_pass(pass);
+    }
+  }
+
+  // Full tiles: one thread stores the staged pass in chunks of kChunkCols columns with the TMA, which clips
+  // at the edges of D.
+  template <class StoreChunk>
+  __device__ static void store_to_tma(const uint8_t* staging, uint32_t barrier_id, uint32_t pass,
+                                      StoreChunk store_chunk) {
+    ptx::fence_proxy_async_shared();
+    ptx::named_barrier_sync(barrier_id, 128);
+    if (threadIdx.x % 128 == 0) {
 #pragma unroll
-      for (uint32_t j = 0; j < C::kWarpgroupN / 8; ++j) {
+      for (uint32_t chunk = 0; chunk < C::kNumChunks; ++chunk)
+        store_chunk(staging + chunk * 64 * C::kChunkBytes, pass * C::kStagedCols + chunk * C::kChunkCols);
+      ptx::bulk_commit_group();
+    }
+  }
+
+  // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout) or with
+  // columns past a ragged edge of D: each warp copies its own 16 staged rows to D one row at a time, 16 bytes
+  // per lane, so that a row goes out in whole 128-byte lines. (Each thread storing its own elements, 2 or 4
+  // bytes at a time across 8 rows, took these tiles' epilogue several times as long: they are common, the last
+  // of every expert in the contiguous layout.) Rows `actions` says to skip keep what D held, NaN rows are
+  // written as NaN, and no column at or past `cols_left` is written. `d` points at the warpgroup's first
+  // element; `actions` are the thread's two rows' (the fragment layout's).
+  __device__ static void store_rows(const uint8_t* staging, uint32_t pass, void* d, int64_t row_stride,
+                                    uint32_t cols_left, const RowAction (&actions)[2]) {
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
+    const uint32_t staging_address = ptx::smem_address(staging);
+    constexpr uint32_t kUnitCols = 16 / C::kOutputBytes;  // columns of a 16-byte unit
+    constexpr uint32_t kUnitsPerRow = C::kStagedCols / kUnitCols;
+    constexpr uint32_t kNaN = C::kOutputF32 ? 0x7fc00000u : 0x7fc07fc0u;
+    __syncwarp();
+    // A loop, not unrolled: the accumulators of a second pass are live here, beside little room.
+#pragma unroll 1
+    for (uint32_t i = 0; i < 16; ++i) {
+      // Row i of the warp's 16 is lane 4 (i % 8)'s first row (i < 8) or second.
+      const auto action = static_cast<RowAction>(
+          __shfl_sync(0xffffffff, static_cast<uint32_t>(i < 8 ? actions[0] : actions[1]), (i % 8) * 4));
+      if (action == RowAction::Skip) continue;
+      const uint32_t row = warp * 16 + i;
+      uint8_t* d_row = static_cast<uint8_t*>(d) + row * row_stride * C::kOutputBytes;
 #pragma unroll
-        for (uint32_t e = 0; e < 2; ++e) {
-          const uint32_t col = j * 8 + col_in_group + e;
-          if (col >= cols_left) continue;
-          const float value = actions[half] == RowAction::Write ? acc[4 * j + 2 * half + e] : nan;
+      for (uint32_t round = 0; round < ceil_div(kUnitsPerRow, 32u); ++round) {
+        const uint32_t unit = round * 32 + lane;
+        const uint32_t col = pass * C::kStagedCols + unit * kUnitCols;
+        if (unit >= kUnitsPerRow || col >= cols_left) break;
+        ptx::U32x4 v{{kNaN, kNaN, kNaN, kNaN}};
+        if (action == RowAction::Write) v = ptx::load_shared_u32x4(staging_address + staged_offset(row, unit * kUnitCols));
+        // Where rows of D are whole 16-byte units (not kRaggedN), so is every unit left of cols_left.
+        if (!C::kRaggedN || col + kUnitCols <= cols_left) {
+          ptx::store_global_u32x4(d_row + col * C::kOutputBytes, v);
+          continue;
+        }
+        // The ragged edge: element by element (unrolled, so that the words are registers, not an array).
+#pragma unroll
+        for (uint32_t e = 0; e < kUnitCols; ++e) {
+          if (col + e >= cols_left) break;
           if constexpr (C::kOutputF32)
-            static_cast<float*>(d)[row_offset + col] = value;
+            reinterpret_cast<uint32_t*>(d_row)[col + e] = v.word[e];
           else
-            static_cast<uint16_t*>(d)[row_offset + col] = static_cast<uint16_t>(ptx::pack_bf16x2(value, 0.0f));
+            reinterpret_cast<uint16_t*>(d_row)[col + e] = static_cast<uint16_t>(v.word[e / 2] >> (16 * (e % 2)));
         }
       }
     }

@@ -239,6 +239,26 @@ __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, fl
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(x), "f"(y) : "memory");
 }
 
+// 16 bytes as four 32-bit words, for copies through registers.
+struct U32x4 {
+  uint32_t word[4];
+};
+
+__device__ __forceinline__ U32x4 load_shared_u32x4(uint32_t address) {
+  U32x4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+               : "r"(address)
+               : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_global_u32x4(void* pointer, const U32x4& v) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(pointer), "r"(v.word[0]), "r"(v.word[1]),
+               "r"(v.word[2]), "r"(v.word[3])
+               : "memory");
+}
+
 // stmatrix: a warp stores 8 x 8 matrices of 16-bit values, thread t holding row t / 4, columns 2 (t % 4) and
 // 2 (t % 4) + 1 of each (the layout of an MMA accumulator's 8-column group) and lanes 8i to 8i + 7 giving
 // the addresses of matrix i's rows.

@@ -472,24 +472,28 @@ __device__ __forceinline__ void consume(const GemmParams& params, Scheduler sche
       actions[0] = row0 < rows ? RowAction::Write : RowAction::Skip;
       actions[1] = row1 < rows ? RowAction::Write : RowAction::Skip;
     }
-    // Rows past the end of A count as full: TMA clips them.
+    // Rows past the end of A count as full: TMA clips them. So in the normal layout only a ragged N makes
+    // tiles partial, and its kernels have no code for them otherwise.
+    constexpr bool kPartialTiles = C::kLayout != Layout::Normal || C::kRaggedN;
     const bool clipped_by_tma = !C::kRaggedN || n_base + C::kWarpgroupN <= C::kShapeN;
     const bool full_tile = ptx::named_barrier_and(
         1 + warpgroup, 128,
         clipped_by_tma && (actions[0] == RowAction::Write || row0 >= params.m) &&
             (actions[1] == RowAction::Write || row1 >= params.m));
-    if (full_tile) {
-      Epilogue<C>::through_tma(acc, staging, 1 + warpgroup, [&](const uint8_t* chunk, uint32_t chunk_col) {
-        if constexpr (kMasked)
-          ptx::tma_store_3d(tmap_d, chunk, n_base + chunk_col, m_base, group);
-        else
-          ptx::tma_store_2d(tmap_d, chunk, n_base + chunk_col, m_base);
-      });
-    } else if (n_base < C::kShapeN) {
-      const int64_t offset = group * params.d_group_stride + m_base * params.d_row_stride + n_base;
-      void* d = static_cast<uint8_t*>(params.d) + offset * C::kOutputBytes;
-      Epilogue<C>::direct(acc, d, params.d_row_stride, C::kShapeN - n_base, actions);
-    }
+    Epilogue<C>::staged(acc, staging, 1 + warpgroup, [&](uint32_t pass) {
+      if (full_tile) {
+        Epilogue<C>::store_to_tma(staging, 1 + warpgroup, pass, [&](const uint8_t* chunk, uint32_t chunk_col) {
+          if constexpr (kMasked)
+            ptx::tma_store_3d(tmap_d, chunk, n_base + chunk_col, m_base, group);
+          else
+            ptx::tma_store_2d(tmap_d, chunk, n_base + chunk_col, m_base);
+        });
+      } else if (kPartialTiles && n_base < C::kShapeN) {
+        const int64_t offset = group * params.d_group_stride + m_base * params.d_row_stride + n_base;
+        void* d = static_cast<uint8_t*>(params.d) + offset * C::kOutputBytes;
+        Epilogue<C>::store_rows(staging, pass, d, params.d_row_stride, C::kShapeN - n_base, actions);
+      }
+    });
   }
   if (threadIdx.x % 128 == 0) ptx::bulk_wait_group_all();
 }
