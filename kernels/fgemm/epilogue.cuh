@@ -99,11 +99,12 @@ struct Epilogue {
 
   // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout) or with
   // columns past a ragged edge of D: each warp copies its own 16 staged rows to D one row at a time, 16 bytes
-  // per lane, so that a row goes out in whole 128-byte lines. (Each thread storing its own elements, 2 or 4
-  // bytes at a time across 8 rows, took these tiles' epilogue several times as long: they are common, the last
-  // of every expert in the contiguous layout.) Rows `actions` says to skip keep what D held, NaN rows are
-  // written as NaN, and no column at or past `cols_left` is written. `d` points at the warpgroup's first
-  // element; `actions` are the thread's two rows' (the fragment layout's).
+  // per lane, so that each store instruction writes a run of one row. (Each thread storing its own elements
+  // from its registers takes 4 (FP32) to 8 (BF16) times as many store instructions, every one of them
+  // spread over 8 rows; such tiles are common: the last of every expert in the contiguous layout, of every
+  // group in the masked one.) Rows `actions` says to skip keep what D held, NaN rows are written as NaN, and no
+  // column at or past `cols_left` is written. `d` points at the warpgroup's first element; `actions` are the
+  // thread's two rows' (the fragment layout's).
   __device__ static void store_rows(const uint8_t* staging, uint32_t pass, void* d, int64_t row_stride,
                                     uint32_t cols_left, const RowAction (&actions)[2]) {
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
@@ -112,7 +113,7 @@ struct Epilogue {
     constexpr uint32_t kUnitsPerRow = C::kStagedCols / kUnitCols;
     constexpr uint32_t kNaN = C::kOutputF32 ? 0x7fc00000u : 0x7fc07fc0u;
     __syncwarp();
-    // A loop, not unrolled: the accumulators of a second pass are live here, beside little room.
+    // Not unrolled: sixteen copies of a row's copy would only make the kernel longer.
 #pragma unroll 1
     for (uint32_t i = 0; i < 16; ++i) {
       // Row i of the warp's 16 is lane 4 (i % 8)'s first row (i < 8) or second.
@@ -127,7 +128,8 @@ struct Epilogue {
         const uint32_t col = pass * C::kStagedCols + unit * kUnitCols;
         if (unit >= kUnitsPerRow || col >= cols_left) break;
         ptx::U32x4 v{{kNaN, kNaN, kNaN, kNaN}};
-        if (action == RowAction::Write) v = ptx::load_shared_u32x4(staging_address + staged_offset(row, unit * kUnitCols));
+        if (action == RowAction::Write)
+          v = ptx::load_shared_u32x4(staging_address + staged_offset(row, unit * kUnitCols));
         // Where rows of D are whole 16-byte units (not kRaggedN), so is every unit left of cols_left.
         if (!C::kRaggedN || col + kUnitCols <= cols_left) {
           ptx::store_global_u32x4(d_row + col * C::kOutputBytes, v);
