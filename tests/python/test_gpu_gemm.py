@@ -1,11 +1,7 @@
 """fp8_gemm_nt on a Hopper GPU: correctness against FP64 references on the seed shapes and random shapes."""
 
 import json
-import os
 import random
-import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -14,6 +10,7 @@ import torch
 
 import fgemm
 from gpu_reference import MAX_DIFF, random_operands, reference_gemm
+from memcheck import assert_memcheck_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -209,19 +206,8 @@ for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400)]:
     fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=c)
     torch.cuda.synchronize()
     assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c)) < 1e-3
-print("memcheck program done")
 """
 
 
 def test_compute_sanitizer_memcheck_is_clean(tmp_path):
-    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
-    if not os.path.exists(sanitizer):
-        pytest.skip("compute-sanitizer is not installed")
-    script = tmp_path / "memcheck.py"
-    script.write_text(MEMCHECK_PROGRAM.format(tests=str(Path(__file__).parent)))
-    result = subprocess.run([sanitizer, "--tool", "memcheck", "--error-exitcode", "3", sys.executable, str(script)],
-                            capture_output=True, text=True, timeout=900)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-4000:]
-    assert "memcheck program done" in output
-    assert "ERROR SUMMARY: 0 errors" in output, output[-4000:]
+    assert_memcheck_clean(MEMCHECK_PROGRAM, tmp_path)

@@ -7,6 +7,7 @@ import torch
 
 import fgemm
 from gpu_reference import MAX_DIFF, dequantize_blocks, dequantize_rows
+from memcheck import assert_memcheck_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -247,3 +248,29 @@ def test_masked_m_on_the_host_is_refused():
     d = torch.empty(2, 64, 128, dtype=torch.bfloat16, device="cuda")
     with pytest.raises(ValueError, match="masked_m"):
         fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, torch.tensor([1, 2], dtype=torch.int32), 2)
+
+
+# ---------------------------------------------------------------------------------------------- memcheck
+
+GROUPED_MEMCHECK_PROGRAM = """
+import contextlib, sys, torch
+sys.path.insert(0, {tests!r})
+from gpu_reference import forced_config
+from test_gpu_grouped import check_contiguous, check_contiguous_indices, contiguous_layout, run_masked
+padding_inside_tiles = [[-1] * 50 + [0] * 78, [-1] * 40 + [1] * 40 + [-1] * 48, [-1] * 127 + [2], [-1] * 128]
+# The heuristics' choice, 128 x 256 tiles (partial tiles staged and copied out by rows), and two clusters.
+for config in [None, (128, 256, 1, 1), (128, 256, 2, 1), (64, 128, 1, 2)]:
+    with forced_config(*config) if config else contextlib.nullcontext():
+        check_contiguous([300, 5, 0, 129, 77], 1000, 256, tail_rows=384)
+        check_contiguous_indices(torch.tensor(sum(padding_inside_tiles, []), dtype=torch.int32, device="cuda"),
+                                 3, 1000, 256)
+        check_contiguous_indices(contiguous_layout([300, 0, 129]), 3, 1001, 256, torch.bfloat16, width=1008)
+        check_contiguous_indices(contiguous_layout([300, 0, 129]), 3, 1001, 256, torch.float32, width=1004)
+        run_masked(3, 300, 1000, 256, [0, 77, 300])
+"""
+
+
+def test_compute_sanitizer_memcheck_is_clean_on_partial_tiles(tmp_path):
+    # Padding rows before, between and after a tile's rows, whole tiles of padding, a ragged N inside a wider D
+    # and groups that end inside a tile: the tiles that are stored a row at a time.
+    assert_memcheck_clean(GROUPED_MEMCHECK_PROGRAM, tmp_path)

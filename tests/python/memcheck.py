@@ -1,0 +1,28 @@
+"""Runs a Python program under compute-sanitizer's memcheck, for the GPU tests: every kernel launch of the
+program is checked for out-of-bounds and misaligned accesses."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).parent
+
+
+def assert_memcheck_clean(program, tmp_path):
+    """Runs `program` (Python source; {tests!r} is replaced by this directory, for imports) under memcheck and
+    asserts that it finished with no error. Skips where compute-sanitizer is not installed."""
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not os.path.exists(sanitizer):
+        pytest.skip("compute-sanitizer is not installed")
+    script = tmp_path / "memcheck.py"
+    script.write_text(program.replace("{tests!r}", repr(str(TESTS_DIR))) + '\nprint("memcheck program done")\n')
+    result = subprocess.run([sanitizer, "--tool", "memcheck", "--error-exitcode", "3", sys.executable, str(script)],
+                            capture_output=True, text=True, timeout=900)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-4000:]
+    assert "memcheck program done" in output
+    assert "ERROR SUMMARY: 0 errors" in output, output[-4000:]
