@@ -265,7 +265,8 @@ for config in [None, (128, 256, 1, 1), (128, 256, 2, 1), (64, 128, 1, 2)]:
         check_contiguous_indices(torch.tensor(sum(padding_inside_tiles, []), dtype=torch.int32, device="cuda"),
                                  3, 1000, 256)
         check_contiguous_indices(contiguous_layout([300, 0, 129]), 3, 1001, 256, torch.bfloat16, width=1008)
-        check_contiguous_indices(contiguous_layout([300, 0, 129]), 3, 1001, 256, torch.float32, width=1004)
+        if config is None or config[1] <= 128:  # FP32 staging of 128 x 256 tiles does not fit shared memory
+            check_contiguous_indices(contiguous_layout([300, 0, 129]), 3, 1001, 256, torch.float32, width=1004)
         run_masked(3, 300, 1000, 256, [0, 77, 300])
 """
 
