@@ -253,8 +253,7 @@ def test_masked_m_on_the_host_is_refused():
 # ---------------------------------------------------------------------------------------------- memcheck
 
 GROUPED_MEMCHECK_PROGRAM = """
-import contextlib, sys, torch
-sys.path.insert(0, {tests!r})
+import contextlib, torch
 from gpu_reference import forced_config
 from test_gpu_grouped import check_contiguous, check_contiguous_indices, contiguous_layout, run_masked
 padding_inside_tiles = [[-1] * 50 + [0] * 78, [-1] * 40 + [1] * 40 + [-1] * 48, [-1] * 127 + [2], [-1] * 128]
