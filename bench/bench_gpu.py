@@ -10,9 +10,12 @@ unless --sfa-layout row-major is given. Where the shape table also holds cuBLASL
 measured DeepGEMM's, the ratio to DeepGEMM is also estimated side by side: (fgemm / cuBLASLt here) /
 (DeepGEMM / cuBLASLt there), which cancels the difference in clocks between the two GPUs.
 
-fgemm is timed twice: alone (60 calls in a row, as DeepGEMM's figures were taken), and in rounds alternating
-with cuBLASLt (the figure of the ratios). An H100 held at its power limit changes its clock as the kernel
-running changes, so the two differ most on the long grouped shapes.
+fgemm and cuBLASLt are timed in rounds that alternate between them, under two flushes of L2:
+  - "rested": an 8 GB buffer zeroed before every call, as DeepGEMM's own benchmark does, which took the figures
+    of the shape table. Besides flushing L2 it gives the GPU about 3 ms of memory-bound work between calls, in
+    which an H100 held at its power limit by the previous call gets its clock back. The ratios use these.
+  - "busy": a 256 MB buffer, so the GPU is almost never idle: on the long shapes an H100 stays at its power
+    limit, at a lower clock that depends on the board; what a fully loaded server sees.
 """
 
 import argparse
@@ -34,7 +37,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
 from gpu_reference import random_operands, reference_gemm  # noqa: E402
 
-L2_FLUSH_BYTES = 256 << 20
+L2_FLUSH_BYTES = 256 << 20  # the "busy" flush: comfortably more than the 50 MB of an H100's L2
+REST_FLUSH_BYTES = 8 * 10**9  # the "rested" flush: DeepGEMM's benchmark zeroes 8 GB before every call
 SFA_LAYOUT = "mn-major"  # set from --sfa-layout
 
 
@@ -80,16 +84,19 @@ def cublaslt_blockwise(a, sfa, b, sfb):
     return lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
 
 
-def against_cublas(run_fgemm, run_cublas, ref, flush):
-    """(cuBLASLt's calc_diff against ref, fgemm's time alone, fgemm's time alternating with cuBLASLt,
-    cuBLASLt's time); NaN for cuBLASLt where this torch build has no block-wise scaling."""
-    alone_us = kernel_time_us(run_fgemm, flush, warmup=5, repeats=60)
+def against_cublas(run_fgemm, run_cublas, ref, flushes):
+    """(cuBLASLt's calc_diff against ref, {protocol: (fgemm's time, cuBLASLt's time)}) for the flush buffers of
+    each protocol, timed in rounds alternating between the two; NaN for cuBLASLt where this torch build has no
+    block-wise scaling."""
     try:
-        cublas_diff = fgemm.calc_diff(run_cublas(), ref) if ref is not None else float("nan")
-        return (cublas_diff, alone_us, *paired_times_us([run_fgemm, run_cublas], flush))
+        out = run_cublas()
     except RuntimeError as error:
         print(f"cuBLASLt block-wise unavailable: {error}", file=sys.stderr)
-        return float("nan"), alone_us, alone_us, float("nan")
+        return float("nan"), {name: (kernel_time_us(run_fgemm, flush), float("nan"))
+                              for name, flush in flushes.items()}
+    cublas_diff = fgemm.calc_diff(out, ref) if ref is not None else float("nan")
+    return cublas_diff, {name: tuple(paired_times_us([run_fgemm, run_cublas], flush))
+                         for name, flush in flushes.items()}
 
 
 def normal_gemm(m, n, k):
@@ -100,7 +107,7 @@ def normal_gemm(m, n, k):
     return (a, sfa), (b, sfb), d, lambda: fgemm.fp8_gemm_nt((a, sfa_in), (b, sfb), d)
 
 
-def bench_normal(shapes, flush):
+def bench_normal(shapes, flushes):
     rows = []
     for shape in shapes:
         m, n, k = shape["m"], shape["n"], shape["k"]
@@ -109,29 +116,33 @@ def bench_normal(shapes, flush):
         ref = reference_gemm(a, sfa, b, sfb)
         diff = fgemm.calc_diff(d, ref)
         run_cublas = cublaslt_blockwise(a, sfa, b, sfb)
-        cublas_diff, alone_us, fgemm_us, cublas_us = against_cublas(run_fgemm, run_cublas, ref, flush)
+        cublas_diff, times = against_cublas(run_fgemm, run_cublas, ref, flushes)
         bytes_moved = m * k + n * k + m * n * 2 + 4 * (m + n // 128 + 1) * math.ceil(k / 128)
-        rows.append(result_row(f"{m:>5} {n:>6} {k:>6}", 2 * m * n * k, alone_us, fgemm_us, cublas_us, diff, shape,
-                               kind="normal", m=m, n=n, k=k, fgemm_gbps=bytes_moved / fgemm_us / 1e3,
-                               cublaslt_calc_diff=cublas_diff))
+        rows.append(result_row(f"{m:>5} {n:>6} {k:>6}", 2 * m * n * k, times, diff, shape, kind="normal", m=m, n=n,
+                               k=k, fgemm_gbps=bytes_moved / times["rested"][0] / 1e3, cublaslt_calc_diff=cublas_diff))
     return rows
 
 
-def result_row(label, flops, alone_us, fgemm_us, cublas_us, diff, shape, **fields):
-    """One shape's numbers as a dict (for --json), printed as a line of the table."""
-    row = dict(fields, fgemm_alone_us=alone_us, fgemm_alone_tflops=flops / alone_us / 1e6,
-               fgemm_us=fgemm_us, fgemm_tflops=flops / fgemm_us / 1e6, calc_diff=diff,
-               cublaslt_us=cublas_us, cublaslt_tflops=flops / cublas_us / 1e6,
-               deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops"))
+def result_row(label, flops, times, diff, shape, **fields):
+    """One shape's numbers as a dict (for --json), printed as a line of the table. `times` holds (fgemm's time,
+    cuBLASLt's) per protocol; the ratios are of the rested ones."""
+    row = dict(fields, calc_diff=diff, deepgemm_h100_tflops=shape.get("h100_deepgemm_tflops"),
+               cublaslt_h100_table_tflops=shape.get("h100_cublaslt_blockwise_tflops"))
+    for name, (fgemm_us, cublas_us) in times.items():
+        suffix = "" if name == "rested" else f"_{name}"
+        row.update({f"fgemm{suffix}_us": fgemm_us, f"fgemm{suffix}_tflops": flops / fgemm_us / 1e6,
+                    f"cublaslt{suffix}_us": cublas_us, f"cublaslt{suffix}_tflops": flops / cublas_us / 1e6})
     vs_cublas = row["fgemm_tflops"] / row["cublaslt_tflops"]
-    table_cublas = shape.get("h100_cublaslt_blockwise_tflops")
+    table_cublas = row["cublaslt_h100_table_tflops"]
+    # How close this GPU and protocol come to the run that measured DeepGEMM's figures: cuBLASLt against itself.
+    row["cublaslt_vs_table"] = row["cublaslt_tflops"] / (table_cublas or math.nan)
     row["vs_deepgemm_via_cublaslt"] = vs_cublas / (row["deepgemm_h100_tflops"] / table_cublas) if table_cublas \
         else float("nan")
-    print(f"{label} | fgemm alone {row['fgemm_alone_tflops']:7.1f} TFLOPS, paired {fgemm_us:8.1f} us "
-          f"{row['fgemm_tflops']:7.1f} TFLOPS diff {diff:.1e} | "
-          f"cuBLASLt {row['cublaslt_tflops']:7.1f} TFLOPS | x{vs_cublas:.2f} vs cuBLASLt, "
-          f"x{row['fgemm_tflops'] / row['deepgemm_h100_tflops']:.2f} vs DeepGEMM (H100 table), "
-          f"x{row['vs_deepgemm_via_cublaslt']:.2f} via cuBLASLt", flush=True)
+    print(f"{label} | fgemm {row['fgemm_us']:8.1f} us {row['fgemm_tflops']:7.1f} TFLOPS diff {diff:.1e} | "
+          f"cuBLASLt {row['cublaslt_tflops']:7.1f} TFLOPS (x{row['cublaslt_vs_table']:.2f} its table figure) | "
+          f"x{vs_cublas:.2f} vs cuBLASLt, x{row['fgemm_tflops'] / row['deepgemm_h100_tflops']:.2f} vs DeepGEMM "
+          f"(H100 table), x{row['vs_deepgemm_via_cublaslt']:.2f} via cuBLASLt | busy: fgemm "
+          f"{row['fgemm_busy_tflops']:7.1f}, cuBLASLt {row['cublaslt_busy_tflops']:7.1f} TFLOPS", flush=True)
     return row
 
 
@@ -167,7 +178,7 @@ def grouped_gemm(kind, a, sfa, b, sfb):
     return run_fgemm, out, lambda: [run() for run in per_expert]
 
 
-def bench_grouped(kind, shapes, flush):
+def bench_grouped(kind, shapes, flushes):
     """Contiguous (m_per_group rows per expert, no padding) and masked (every group full) seed shapes, against
     cuBLASLt block-wise called once per expert."""
     rows = []
@@ -177,9 +188,9 @@ def bench_grouped(kind, shapes, flush):
         run_fgemm, out, run_cublas = grouped_gemm(kind, a, sfa, b, sfb)
         run_fgemm()
         diff = max(fgemm.calc_diff(out(g), reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
-        _, alone_us, fgemm_us, cublas_us = against_cublas(run_fgemm, run_cublas, None, flush)
-        rows.append(result_row(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5}", 2 * groups * m * n * k, alone_us,
-                               fgemm_us, cublas_us, diff, shape, kind=kind, groups=groups, m_per_group=m, n=n, k=k))
+        _, times = against_cublas(run_fgemm, run_cublas, None, flushes)
+        rows.append(result_row(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5}", 2 * groups * m * n * k, times, diff,
+                               shape, kind=kind, groups=groups, m_per_group=m, n=n, k=k))
     return rows
 
 
@@ -278,28 +289,38 @@ def main():
 
     table = json.loads(Path(args.shapes).read_text())
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    # On a GPU with less memory than an H100, as much of the 8 GB as leaves room for the largest shape.
+    rest_bytes = min(REST_FLUSH_BYTES, torch.cuda.mem_get_info()[0] // 2)
+    flushes = dict(rested=torch.empty(rest_bytes, dtype=torch.uint8, device="cuda"), busy=flush)
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}, "
-          f"sfa {SFA_LAYOUT}")
-    rows = bench_normal(table["normal"], flush)
+          f"sfa {SFA_LAYOUT}, rested flush {rest_bytes / 1e9:.1f} GB")
+    rows = bench_normal(table["normal"], flushes)
     grouped = []
     if not args.normal_only:
-        grouped = bench_grouped("contiguous", table["m_grouped_contiguous"], flush) + \
-            bench_grouped("masked", table["m_grouped_masked"], flush)
+        grouped = bench_grouped("contiguous", table["m_grouped_contiguous"], flushes) + \
+            bench_grouped("masked", table["m_grouped_masked"], flushes)
+
+    def ratio(row, over, protocol=""):
+        return row[f"fgemm{protocol}_tflops"] / row[over]
+
     summary = dict(
-        gpu=torch.cuda.get_device_name(), torch=torch.__version__, sfa_layout=SFA_LAYOUT,
-        normal_geomean_vs_cublaslt=geomean([r["fgemm_tflops"] / r["cublaslt_tflops"] for r in rows]),
-        normal_min_vs_cublaslt=min(r["fgemm_tflops"] / r["cublaslt_tflops"] for r in rows),
-        normal_geomean_vs_deepgemm_table=geomean([r["fgemm_tflops"] / r["deepgemm_h100_tflops"] for r in rows]),
-        normal_geomean_alone_vs_deepgemm_table=geomean(
-            [r["fgemm_alone_tflops"] / r["deepgemm_h100_tflops"] for r in rows]),
+        gpu=torch.cuda.get_device_name(), torch=torch.__version__, sfa_layout=SFA_LAYOUT, rest_flush_bytes=rest_bytes,
+        normal_geomean_vs_cublaslt=geomean([ratio(r, "cublaslt_tflops") for r in rows]),
+        normal_min_vs_cublaslt=min(ratio(r, "cublaslt_tflops") for r in rows),
+        normal_geomean_vs_deepgemm_table=geomean([ratio(r, "deepgemm_h100_tflops") for r in rows]),
         normal_geomean_vs_deepgemm_via_cublaslt=geomean([r["vs_deepgemm_via_cublaslt"] for r in rows]),
+        normal_geomean_busy_vs_cublaslt_busy=geomean([ratio(r, "cublaslt_busy_tflops", "_busy") for r in rows]),
     )
     if grouped:
-        summary["grouped_min_vs_deepgemm_table"] = min(r["fgemm_tflops"] / r["deepgemm_h100_tflops"] for r in grouped)
-        summary["grouped_min_alone_vs_deepgemm_table"] = min(
-            r["fgemm_alone_tflops"] / r["deepgemm_h100_tflops"] for r in grouped)
-        summary["grouped_geomean_vs_cublaslt"] = geomean([r["fgemm_tflops"] / r["cublaslt_tflops"] for r in grouped])
+        summary["grouped_min_vs_deepgemm_table"] = min(ratio(r, "deepgemm_h100_tflops") for r in grouped)
+        summary["grouped_geomean_vs_cublaslt"] = geomean([ratio(r, "cublaslt_tflops") for r in grouped])
         summary["grouped_min_vs_deepgemm_via_cublaslt"] = min(r["vs_deepgemm_via_cublaslt"] for r in grouped)
+        summary["grouped_geomean_busy_vs_cublaslt_busy"] = geomean(
+            [ratio(r, "cublaslt_busy_tflops", "_busy") for r in grouped])
+    every = rows + grouped
+    summary["cublaslt_geomean_vs_table"] = geomean([r["cublaslt_vs_table"] for r in every])
+    summary["cublaslt_busy_geomean_vs_table"] = geomean(
+        [r["cublaslt_busy_tflops"] / (r["cublaslt_h100_table_tflops"] or math.nan) for r in every])
     if args.jit:
         summary["cold_jit_ms_nvrtc"] = cold_jit_ms("nvrtc")
         summary["cold_jit_ms_nvcc"] = cold_jit_ms("nvcc")
