@@ -1,6 +1,7 @@
 """GPU benchmark: fgemm against cuBLASLt's block-scaled FP8 GEMM (torch._scaled_mm) on the seed shapes.
 
-Kernel time only, L2 flushed before every call, median of many calls after warm-up. Prints TFLOPS, GB/s and
+Kernel time only (the durations of the kernels a call launches, from the profiler), L2 flushed before every
+call, median of many calls after warm-up. Prints TFLOPS, GB/s and
 the ratios per shape and their geometric means; --json writes the numbers.
 
     python bench/bench_gpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--jit]
@@ -47,34 +48,58 @@ def fgemm_sfa(sfa):
     return fgemm.get_mn_major_tma_aligned_tensor(sfa) if SFA_LAYOUT == "mn-major" else sfa
 
 
-def event_times_us(fn, flush, warmup, repeats):
-    """Times of fn() in microseconds, measured with CUDA events, L2 flushed before each call."""
-    for _ in range(warmup):
-        fn()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
-    for start, end in zip(starts, ends):
+def is_gpu_activity(event):
+    return event.device_type == torch.autograd.DeviceType.CUDA
+
+
+def flush_kernel_names(flush):
+    """The names of the GPU activities that zeroing `flush` launches, which separate the calls in a profile."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
         flush.zero_()
-        start.record()
-        fn()
-        end.record()
-    torch.cuda.synchronize()
-    return [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)]
+        torch.cuda.synchronize()
+    return {event.name for event in profile.events() if is_gpu_activity(event)}
+
+
+def kernel_times_us(calls, flush):
+    """Kernel time of each function of `calls`, called in that order with L2 flushed before each, in
+    microseconds: the durations of the GPU kernels it launched, summed, as the profiler records them. DeepGEMM's
+    benchmark times its kernels so; CUDA events around a call would add the GPU's launch latency, which is a
+    tenth of the time of the shortest seed shapes."""
+    separators = flush_kernel_names(flush)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        for fn in calls:
+            flush.zero_()
+            fn()
+        torch.cuda.synchronize()
+    times, in_flush = [], False
+    for event in sorted(filter(is_gpu_activity, profile.events()), key=lambda event: event.time_range.start):
+        if event.name in separators:
+            if not in_flush:  # a large flush may be launched as several kernels
+                times.append(0.0)
+            in_flush = True
+        else:
+            times[-1] += event.time_range.elapsed_us()
+            in_flush = False
+    if len(times) != len(calls):
+        raise RuntimeError(f"the profile holds {len(times)} flushes for {len(calls)} calls")
+    return times
 
 
 def kernel_time_us(fn, flush, warmup=5, repeats=40):
-    """Median time of fn() in microseconds."""
-    return statistics.median(event_times_us(fn, flush, warmup, repeats))
+    """Median kernel time of fn() in microseconds, after `warmup` calls."""
+    return statistics.median(kernel_times_us([fn] * (warmup + repeats), flush)[warmup:])
 
 
-def paired_times_us(fns, flush, rounds=4, repeats=15):
-    """Median times of several functions measured in alternating rounds, so that a drift of the GPU's clocks
-    or temperature during the run weighs on all of them alike."""
+def paired_times_us(fns, flush, rounds=4, warmup=3, repeats=15):
+    """Median kernel times of several functions measured in alternating rounds, so that a drift of the GPU's
+    clocks or temperature during the run weighs on all of them alike."""
+    calls = [fn for _ in range(rounds) for fn in fns for _ in range(warmup + repeats)]
+    times = kernel_times_us(calls, flush)
+    per_run = warmup + repeats
     samples = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, times in zip(fns, samples):
-            times += event_times_us(fn, flush, warmup=3, repeats=repeats)
-    return [statistics.median(times) for times in samples]
+    for run in range(rounds * len(fns)):
+        samples[run % len(fns)] += times[run * per_run + warmup:(run + 1) * per_run]
+    return [statistics.median(fn_times) for fn_times in samples]
 
 
 def cublaslt_blockwise(a, sfa, b, sfb):

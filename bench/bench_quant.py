@@ -1,7 +1,7 @@
 """GPU benchmark of the quantization kernels against the device's copy bandwidth and the torch-op chains they
 replace.
 
-For each M x K (BF16 input): the kernel's time (CUDA events, L2 flushed before every call by zeroing a 256 MB
+For each M x K (BF16 input): the kernel's time (kernel time from the profiler, L2 flushed before every call by zeroing a 256 MB
 buffer, median of many calls after warm-up), its bandwidth (bytes read + written) as a fraction of the copy
 bandwidth measured in the same run (a torch copy of a large tensor) and of a copy moving the same bytes, and the
 time of the torch-op chain. Kernels:
