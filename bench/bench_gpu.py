@@ -1,8 +1,8 @@
 """GPU benchmark: fgemm against cuBLASLt's block-scaled FP8 GEMM (torch._scaled_mm) on the seed shapes.
 
 Kernel time only (the durations of the kernels a call launches, from the profiler), L2 flushed before every
-call, median of many calls after warm-up. Prints TFLOPS, GB/s and
-the ratios per shape and their geometric means; --json writes the numbers.
+call, median of many calls after warm-up. Prints TFLOPS, GB/s and the ratios per shape and their geometric
+means; --json writes the numbers.
 
     python bench/bench_gpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--jit]
 
@@ -54,7 +54,7 @@ def is_gpu_activity(event):
 
 def flush_kernel_names(flush):
     """The names of the GPU activities that zeroing `flush` launches, which separate the calls in a profile."""
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
         flush.zero_()
         torch.cuda.synchronize()
     return {event.name for event in profile.events() if is_gpu_activity(event)}
@@ -63,10 +63,10 @@ def flush_kernel_names(flush):
 def kernel_times_us(calls, flush):
     """Kernel time of each function of `calls`, called in that order with L2 flushed before each, in
     microseconds: the durations of the GPU kernels it launched, summed, as the profiler records them. DeepGEMM's
-    benchmark times its kernels so; CUDA events around a call would add the GPU's launch latency, which is a
-    tenth of the time of the shortest seed shapes."""
+    benchmark times its kernels so; CUDA events around a call would add about 3 µs of launch and completion,
+    a quarter of the time of the shortest seed shapes."""
     separators = flush_kernel_names(flush)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
         for fn in calls:
             flush.zero_()
             fn()
