@@ -71,17 +71,24 @@ def kernel_times_us(calls, flush):
             flush.zero_()
             fn()
         torch.cuda.synchronize()
-    times, in_flush = [], False
-    for event in sorted(filter(is_gpu_activity, profile.events()), key=lambda event: event.time_range.start):
-        if event.name in separators:
-            if not in_flush:  # a large flush may be launched as several kernels
-                times.append(0.0)
-            in_flush = True
-        else:
-            times[-1] += event.time_range.elapsed_us()
-            in_flush = False
+    times = times_between_flushes(filter(is_gpu_activity, profile.events()), separators)
     if len(times) != len(calls):
         raise RuntimeError(f"the profile holds {len(times)} flushes for {len(calls)} calls")
+    return times
+
+
+def times_between_flushes(events, separators):
+    """The summed durations (µs) of the GPU activities after each flush, a flush being a run of activities
+    named in `separators` (a large one is launched as several kernels), in the order they started."""
+    times, in_flush = [], False
+    for event in sorted(events, key=lambda event: event.time_range.start):
+        if event.name in separators:
+            if not in_flush:
+                times.append(0.0)
+            in_flush = True
+        elif times:
+            times[-1] += event.time_range.elapsed_us()
+            in_flush = False
     return times
 
 
