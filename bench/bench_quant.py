@@ -1,10 +1,10 @@
 """GPU benchmark of the quantization kernels against the device's copy bandwidth and the torch-op chains they
 replace.
 
-For each M x K (BF16 input): the kernel's time (kernel time from the profiler, L2 flushed before every call by zeroing a 256 MB
-buffer, median of many calls after warm-up), its bandwidth (bytes read + written) as a fraction of the copy
-bandwidth measured in the same run (a torch copy of a large tensor) and of a copy moving the same bytes, and the
-time of the torch-op chain. Kernels:
+For each M x K (BF16 input): the kernel's time (the kernel's duration from the profiler, L2 flushed before every
+call by zeroing a 256 MB buffer, median of many calls after warm-up), its bandwidth (bytes read + written) as a
+fraction of the copy bandwidth measured in the same run (a torch copy of a large tensor) and of a copy moving the
+same bytes, and the time of the torch-op chain (its kernels' durations, summed). Kernels:
 per_token_cast_to_fp8 with row-major and with MN-major scales, per_block_cast_to_fp8 (M as N), and
 get_mn_major_tma_aligned_tensor of the per-token scales.
 
