@@ -20,6 +20,7 @@ fgemm and cuBLASLt are timed in rounds that alternate between them, under two fl
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -52,6 +53,7 @@ def is_gpu_activity(event):
     return event.device_type == torch.autograd.DeviceType.CUDA
 
 
+@functools.cache  # one profile per flush buffer (a tensor hashes by identity), not one per measurement
 def flush_kernel_names(flush):
     """The names of the GPU activities that zeroing `flush` launches, which separate the calls in a profile."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
