@@ -39,7 +39,10 @@ void configure_tiles() {
     std::memcpy(config + 16 + 2 * tile, &row_bytes, sizeof(row_bytes));
     config[48 + tile] = kAmxTileRows;
   }
-  _tile_loadconfig(config);
+  // Through asm with the configuration as a memory input, not _tile_loadconfig: GCC 12 does not count that
+  // intrinsic as a read of its operand, drops the stores above as dead, and loads a configuration of empty
+  // tiles, on which the first tile instruction raises #UD (SIGILL).
+  asm volatile("ldtilecfg %0" : : "m"(config));
 }
 
 // Gives the tile state back, so that the operating system need not save it at each context switch.
