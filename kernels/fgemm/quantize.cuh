@@ -9,42 +9,11 @@
 #pragma once
 
 #include "fgemm/common.cuh"
+#include "fgemm/quantize_params.cuh"
 
 namespace fgemm::quant {
 
-constexpr uint32_t kBlock = 128;             // the side of a scaling block
-constexpr uint32_t kElementsPerThread = 16;  // one 16-byte vector of E4M3 codes
 constexpr uint32_t kThreadsPerBlockRow = kBlock / kElementsPerThread;
-constexpr uint32_t kThreadsPerCta = 256;
-constexpr uint32_t kWarpsPerCta = kThreadsPerCta / 32;
-
-// A matrix or a stack of matrices: element (g, r, c) lies at data + offset(g, r, c), strides in elements.
-template <typename T>
-struct Stack {
-  T* data;
-  int64_t group_stride;
-  int64_t row_stride;
-  int64_t col_stride;
-
-  __device__ int64_t offset(uint32_t g, uint64_t r, uint32_t c) const {
-    return g * group_stride + static_cast<int64_t>(r) * row_stride + c * col_stride;
-  }
-};
-
-// The validated calls, as the host lays them out (src/cuda/quantize.cpp).
-struct QuantizeParams {
-  Stack<const uint8_t> x;  // BF16 or FP32 elements, addressed as bytes; column stride 1
-  Stack<uint8_t> q;        // column stride 1
-  Stack<float> sf;         // one per row (per token) or per 128 rows (per block), per 128 columns
-  uint32_t rows;
-};
-
-struct ScaleCopyParams {
-  Stack<const float> src;
-  Stack<float> dst;
-  uint32_t rows;
-  uint32_t cols;
-};
 
 // ---- arithmetic, one rounding per instruction ---------------------------------------------------------
 
@@ -249,7 +218,7 @@ __device__ __forceinline__ void quantize(const float (&values)[kElementsPerThrea
 // row, each group of 8 lanes one 1 x 128 block.
 template <typename In, uint32_t kCols, bool kVectorized, bool kUe8m0>
 __device__ __forceinline__ void per_token_cast(const QuantizeParams& p) {
-  constexpr uint32_t kColsPerChunk = 32 * kElementsPerThread;
+  constexpr uint32_t kColsPerChunk = kColsPerWarp;
   constexpr uint32_t kChunks = ceil_div(kCols, kColsPerChunk);
   const uint32_t lane = threadIdx.x % 32;
   const uint64_t task = static_cast<uint64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
@@ -315,7 +284,7 @@ __device__ __forceinline__ void per_block_cast(const QuantizeParams& p) {
 // the reads (along the columns of a row-major source) and the writes (along the rows of an MN-major
 // destination) are coalesced.
 __device__ __forceinline__ void copy_scales(const ScaleCopyParams& p) {
-  constexpr uint32_t kTile = 32;
+  constexpr uint32_t kTile = kScaleTile;
   constexpr uint32_t kRowsPerPass = kThreadsPerCta / kTile;
   __shared__ float tile[kTile][kTile + 1];  // the extra column keeps a column's reads off one bank
 

@@ -19,30 +19,11 @@
 
 #include "fgemm/common.cuh"
 #include "fgemm/epilogue.cuh"
+#include "fgemm/gemm_params.cuh"
 #include "fgemm/ptx.cuh"
 #include "fgemm/scheduler.cuh"
 
 namespace fgemm::sm90 {
-
-struct GemmParams {
-  uint32_t m;  // rows of A and D: M, M_sum (contiguous) or M_max (masked, per group)
-  uint32_t num_groups;
-  const float* sfa;
-  int64_t sfa_m_stride;
-  int64_t sfa_k_stride;
-  int64_t sfa_group_stride;
-  const float* sfb;
-  int64_t sfb_n_stride;
-  int64_t sfb_k_stride;
-  int64_t sfb_group_stride;
-  const float* c;
-  int64_t c_row_stride;
-  void* d;  // for the row-filtered stores of grouped tiles
-  int64_t d_row_stride;
-  int64_t d_group_stride;
-  const int32_t* m_indices;
-  const int32_t* masked_m;
-};
 
 template <uint32_t kBlockM_, uint32_t kBlockN_, uint32_t kNumStages_, uint32_t kShapeN_, uint32_t kShapeK_,
           bool kOutputF32_, bool kHasC_, uint32_t kSwizzleDBytes_, uint32_t kBandM_, Layout kLayout_,

@@ -55,7 +55,6 @@ struct GemmProblem {
   const std::int32_t* masked_m = nullptr;   // masked: [num_groups], rows to compute per group
 
   std::int64_t k_blocks() const { return (k + 127) / 128; }
-  std::int64_t n_blocks() const { return (n + 127) / 128; }
 };
 
 }  // namespace fgemm::detail

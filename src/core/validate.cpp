@@ -3,14 +3,13 @@
 #include <sstream>
 #include <string>
 
+#include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
 
 namespace fgemm::detail {
 namespace {
 
 constexpr std::int64_t kTmaStrideBytes = 16;  // TMA's rule: every stride except the innermost
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::string shape_of(std::initializer_list<std::int64_t> dims) {
   std::ostringstream out;

@@ -5,6 +5,7 @@
 #include "cpu/scratch_buffer.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cpu/write_d.hpp"
+#include "fgemm/common.cuh"
 
 namespace fgemm::cpu {
 namespace {
@@ -25,8 +26,6 @@ constexpr std::int64_t kMinUnitRows = 64;
 // K = 7168), which stays in L3 only if it is not much larger. Measured at M = 1024, K = 7168: packing B
 // once for 1024 rows, with A read from memory for every strip, is slower than packing it twice.
 constexpr std::int64_t kMaxUnitRows = 512;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // [0, count) cut into `parts` ranges of nearly equal sizes; calls emit(begin, size) for each.
 template <class Emit>

@@ -17,32 +17,12 @@
 #include "cuda/tma.hpp"
 #include "driver/cuda_driver.hpp"
 #include "driver/device.hpp"
+#include "fgemm/gemm_params.cuh"
 #include "jit/kernel_cache.hpp"
 #include "jit/launch.hpp"
 
 namespace fgemm::cuda {
 namespace {
-
-// The kernel's parameter block; the same layout as fgemm::sm90::GemmParams in kernels/.
-struct GemmParams {
-  std::uint32_t m;
-  std::uint32_t num_groups;
-  const float* sfa;
-  std::int64_t sfa_m_stride;
-  std::int64_t sfa_k_stride;
-  std::int64_t sfa_group_stride;
-  const float* sfb;
-  std::int64_t sfb_n_stride;
-  std::int64_t sfb_k_stride;
-  std::int64_t sfb_group_stride;
-  const float* c;
-  std::int64_t c_row_stride;
-  void* d;
-  std::int64_t d_row_stride;
-  std::int64_t d_group_stride;
-  const std::int32_t* m_indices;
-  const std::int32_t* masked_m;
-};
 
 // FGEMM_PRINT_CONFIGS: print each configuration the heuristics choose, once per problem shape.
 bool print_configs() {
@@ -200,7 +180,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
                                        swizzle_d, groups_of(masked), u64(p.d_group_stride)},
                                       "encoding the tensor map of 'd'");
 
-  GemmParams params{static_cast<std::uint32_t>(p.m),
+  sm90::GemmParams params{static_cast<std::uint32_t>(p.m),
                     static_cast<std::uint32_t>(p.num_groups),
                     p.sfa,
                     p.sfa_m_stride,

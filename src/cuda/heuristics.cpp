@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
 
 namespace fgemm::cuda {
@@ -53,8 +54,6 @@ constexpr std::int64_t kMaxWavesForFourStagesOfHalves = 4;
 constexpr int kMaxBlockN192 = 128;
 // Adding C loads a tile of it into registers next to the accumulators.
 constexpr int kMaxBlockNWithC = 128;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The promotion has two sfb values per warpgroup: its columns must never touch three 128-column blocks of
 // B's scales, wherever the tile starts (the kernel asserts the same).

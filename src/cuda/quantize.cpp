@@ -4,34 +4,19 @@
 #include <sstream>
 
 #include "driver/device.hpp"
+#include "fgemm/common.cuh"
+#include "fgemm/quantize_params.cuh"
 #include "jit/kernel_cache.hpp"
 #include "jit/launch.hpp"
 
 namespace fgemm::cuda {
 namespace {
 
-// The kernels' parameter blocks: the layouts of fgemm::quant::QuantizeParams and ScaleCopyParams, whose
-// Stack<T> is laid out as detail::StridedStack<T>.
-struct QuantizeParams {
-  detail::StridedStack<const void> x;
-  detail::StridedStack<std::uint8_t> q;
-  detail::StridedStack<float> sf;
-  std::uint32_t rows;
-};
-
-struct ScaleCopyParams {
-  detail::StridedStack<const float> src;
-  detail::StridedStack<float> dst;
-  std::uint32_t rows;
-  std::uint32_t cols;
-};
-
-// Geometry shared with kernels/fgemm/quantize.cuh.
-constexpr unsigned kThreadsPerCta = 256;
-constexpr unsigned kWarpsPerCta = kThreadsPerCta / 32;
-constexpr std::int64_t kColsPerWarp = 512;  // per token: 32 lanes of 16 elements
-constexpr std::int64_t kBlock = 128;
-constexpr std::int64_t kScaleTile = 32;  // copy_scales: a 32 x 32 tile per CTA
+using quant::kBlock;
+using quant::kColsPerWarp;
+using quant::kScaleTile;
+using quant::kThreadsPerCta;
+using quant::kWarpsPerCta;
 
 constexpr std::int64_t kMaxGridX = 0x7fffffff;
 constexpr std::int64_t kMaxGridYZ = 65535;
@@ -40,7 +25,11 @@ constexpr const char* kPerTokenSymbol = "fgemm_per_token_cast";
 constexpr const char* kPerBlockSymbol = "fgemm_per_block_cast";
 constexpr const char* kCopyScalesSymbol = "fgemm_copy_scales";
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// The kernels' view of a validated matrix stack, `data` being its base pointer as the kernel types it.
+template <typename T, typename U>
+quant::Stack<T> stack(const detail::StridedStack<U>& strided, T* data) {
+  return {data, strided.group_stride, strided.row_stride, strided.col_stride};
+}
 
 [[noreturn]] void too_large(const char* op, const char* arg, const std::string& what) {
   throw Error(ErrorKind::InvalidValue, std::string("fgemm.") + op + ": argument '" + arg + "' " + what +
@@ -120,7 +109,8 @@ void quantize(const detail::QuantizeProblem& p, Stream stream) {
   driver::ensure_context(device);
   const QuantizeKernel spec{p.block, p.input, p.cols, p.use_ue8m0, can_vectorize(p)};
   const jit::Kernel& kernel = jit::get_kernel(device, spec.name(), [&spec] { return quantize_kernel_spec(spec); });
-  QuantizeParams params{p.x, p.q, p.sf, static_cast<std::uint32_t>(p.rows)};
+  quant::QuantizeParams params{stack(p.x, static_cast<const std::uint8_t*>(p.x.data)), stack(p.q, p.q.data),
+                               stack(p.sf, p.sf.data), static_cast<std::uint32_t>(p.rows)};
   void* args[] = {&params};
   jit::launch(kernel, jit::LaunchShape{grid, {kThreadsPerCta, 1, 1}, {1, 1, 1}}, args,
               static_cast<driver::CUstream>(stream));
@@ -134,7 +124,8 @@ void copy_scales(const detail::ScaleCopyProblem& p, Stream stream) {
   const int device = p.device.index;
   driver::ensure_context(device);
   const jit::Kernel& kernel = jit::get_kernel(device, kCopyScalesSymbol, copy_scales_kernel_spec);
-  ScaleCopyParams params{p.src, p.dst, static_cast<std::uint32_t>(p.rows), static_cast<std::uint32_t>(p.cols)};
+  quant::ScaleCopyParams params{stack(p.src, p.src.data), stack(p.dst, p.dst.data), static_cast<std::uint32_t>(p.rows),
+                                static_cast<std::uint32_t>(p.cols)};
   void* args[] = {&params};
   const jit::Dim3 grid{static_cast<unsigned>(row_tiles), static_cast<unsigned>(col_tiles),
                        static_cast<unsigned>(p.groups)};

@@ -80,7 +80,7 @@ Kernel load_kernel(int device_index, const KernelSpec& spec) {
   driver::check(cuda.cuModuleLoadData(&module, compiled.result.cubin.data()),
                 ("cuModuleLoadData of kernel " + spec.name).c_str());
   try {
-    Kernel kernel{spec.name, nullptr, spec.dynamic_smem_bytes, compiled.result.ptxas};
+    Kernel kernel{spec.name, nullptr, spec.dynamic_smem_bytes};
     driver::check(cuda.cuModuleGetFunction(&kernel.function, module, spec.name.c_str()),
                   ("cuModuleGetFunction of kernel " + spec.name).c_str());
     if (spec.dynamic_smem_bytes > kDefaultDynamicSmemLimit)

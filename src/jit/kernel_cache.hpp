@@ -6,7 +6,6 @@
 
 #include "driver/cuda_types.hpp"
 #include "jit/kernel_spec.hpp"
-#include "jit/ptxas_stats.hpp"
 
 namespace fgemm::jit {
 
@@ -16,7 +15,6 @@ struct Kernel {
   std::string name;
   driver::CUfunction function = nullptr;
   int dynamic_smem_bytes = 0;
-  PtxasStats ptxas;
 };
 
 // The kernel of `config_key` on device `device_index`. The first call for a (device, config_key) calls

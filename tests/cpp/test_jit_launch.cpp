@@ -46,7 +46,7 @@ TEST(JitLaunch, WithoutADeviceGetKernelFailsBeforeCompiling) {
 }
 
 TEST(JitLaunch, ABadShapeIsRefusedBeforeTheDriver) {
-  const Kernel kernel{"fgemm_test_cluster", nullptr, 0, {}};
+  const Kernel kernel{"fgemm_test_cluster", nullptr, 0};
   LaunchShape shape;
   shape.grid = {3, 1, 1};
   shape.block = {128, 1, 1};
@@ -84,7 +84,6 @@ TEST(JitLaunch, RunsAClusterKernelWithLargeSharedMemory) {
   for (const Kernel* kernel : kernels) EXPECT_EQ(kernel, kernels[0]);
   const Kernel& kernel = *kernels[0];
   EXPECT_EQ(kernel.dynamic_smem_bytes, kSmemBytes);
-  EXPECT_GT(kernel.ptxas.registers, 0);
 
   const driver::CudaDriver& cuda = driver::cuda();
   driver::ensure_context(0);

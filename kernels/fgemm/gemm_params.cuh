@@ -1,0 +1,29 @@
+// The GEMM kernel's parameter block, passed by value: declared once, for NVRTC and for the host that fills
+// it (src/cuda), so that the two cannot disagree on its layout.
+#pragma once
+
+#include "fgemm/common.cuh"
+
+namespace fgemm::sm90 {
+
+struct GemmParams {
+  uint32_t m;  // rows of A and D: M, M_sum (contiguous) or M_max (masked, per group)
+  uint32_t num_groups;
+  const float* sfa;
+  int64_t sfa_m_stride;
+  int64_t sfa_k_stride;
+  int64_t sfa_group_stride;
+  const float* sfb;
+  int64_t sfb_n_stride;
+  int64_t sfb_k_stride;
+  int64_t sfb_group_stride;
+  const float* c;
+  int64_t c_row_stride;
+  void* d;  // for the row-filtered stores of partial tiles
+  int64_t d_row_stride;
+  int64_t d_group_stride;
+  const int32_t* m_indices;
+  const int32_t* masked_m;
+};
+
+}  // namespace fgemm::sm90
