@@ -55,6 +55,7 @@ struct GemmProblem {
   const std::int32_t* masked_m = nullptr;   // masked: [num_groups], rows to compute per group
 
   std::int64_t k_blocks() const { return (k + 127) / 128; }
+  bool empty() const { return m == 0; }  // N and K are at least 1
 };
 
 }  // namespace fgemm::detail

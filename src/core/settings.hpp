@@ -1,9 +1,11 @@
-// Process-wide settings of the public API.
+// Process-wide settings of the public API, read by the backends.
 #pragma once
 
 namespace fgemm::detail {
 
-// 0 means "all SMs of the device".
+// The SMs the GPU kernels may use; 0 means "all SMs of the device".
 int requested_num_sms();
+// Sets it; the caller (fgemm::set_num_sms) has checked that num_sms >= 0.
+void request_num_sms(int num_sms);
 
 }  // namespace fgemm::detail

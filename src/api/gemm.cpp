@@ -1,6 +1,6 @@
-// The public operations: validate, then hand the call to the backend of the tensors' device.
-#include <atomic>
-
+// The public GEMM operations: validate, then run on the backend of the tensors' device.
+#include "api/backend.hpp"
+#include "core/settings.hpp"
 #include "core/validate.hpp"
 #include "cpu/cpu_gemm.hpp"
 #include "cuda/gemm_sm90.hpp"
@@ -9,21 +9,11 @@
 namespace fgemm {
 namespace {
 
-std::atomic<int> g_num_sms{0};
-
 void run(const detail::GemmProblem& problem, Stream stream) {
-  if (problem.m == 0) return;
-  if (problem.device.type == DeviceType::CPU)
-    cpu::gemm(problem);
-  else
-    cuda::gemm(problem, stream);
+  api::run_on_backend(problem, stream, cpu::gemm, cuda::gemm);
 }
 
 }  // namespace
-
-namespace detail {
-int requested_num_sms() { return g_num_sms.load(std::memory_order_relaxed); }
-}  // namespace detail
 
 void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const std::optional<TensorView>& c, Stream stream) {
@@ -46,7 +36,7 @@ void set_num_sms(int num_sms) {
   if (num_sms < 0)
     throw Error(ErrorKind::InvalidValue,
                 "fgemm.set_num_sms: argument 'num_sms' must be >= 0 (0 = all SMs), got " + std::to_string(num_sms));
-  g_num_sms.store(num_sms, std::memory_order_relaxed);
+  detail::request_num_sms(num_sms);
 }
 
 int get_num_sms() {
