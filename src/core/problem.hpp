@@ -10,6 +10,9 @@ namespace fgemm::detail {
 
 enum class GemmLayout : std::uint8_t { Normal, Contiguous, Masked };
 
+// The FP8 recipe's scaling blocks: 1 x 128 of A, 128 x 128 of B.
+constexpr std::int64_t kScaleBlock = 128;
+
 const char* layout_name(GemmLayout layout);
 
 // Strides are in elements. A "group" stride is the step between experts (0 where there is one group).
@@ -54,7 +57,7 @@ struct GemmProblem {
   const std::int32_t* m_indices = nullptr;  // contiguous: [m], expert of each row or -1
   const std::int32_t* masked_m = nullptr;   // masked: [num_groups], rows to compute per group
 
-  std::int64_t k_blocks() const { return (k + 127) / 128; }
+  std::int64_t k_blocks() const { return (k + kScaleBlock - 1) / kScaleBlock; }
   bool empty() const { return m == 0; }  // N and K are at least 1
 };
 

@@ -117,7 +117,7 @@ std::uint64_t u64(std::int64_t value) { return static_cast<std::uint64_t>(value)
 // columns that overlap (broadcast strides). A stride the TMA never steps over (a single K block or group) is
 // given as the smallest it accepts.
 std::optional<MatrixBox> sfa_for_tma(const detail::GemmProblem& p) {
-  const std::int64_t k_blocks = (p.k + KernelConfig::kBlockK - 1) / KernelConfig::kBlockK;
+  const std::int64_t k_blocks = p.k_blocks();
   const bool stacked = p.layout == detail::GemmLayout::Masked;
   const std::int64_t column_stride = k_blocks == 1 ? (p.m + 3) / 4 * 4 : p.sfa_k_stride;
   const std::int64_t group_stride = stacked && p.num_groups > 1 ? p.sfa_group_stride : column_stride * k_blocks;
@@ -139,8 +139,8 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   // The kernel addresses sfb by 32-bit element offsets.
   const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
   const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +
-                                (p.n - 1) / KernelConfig::kBlockK * p.sfb_n_stride +
-                                (p.k - 1) / KernelConfig::kBlockK * p.sfb_k_stride;
+                                (p.n - 1) / detail::kScaleBlock * p.sfb_n_stride +
+                                (p.k - 1) / detail::kScaleBlock * p.sfb_k_stride;
   if (sfb_last >= (std::int64_t(1) << 32))
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, argument 'sfb' must span fewer than 2^32 elements");
   const int device = p.device.index;
@@ -162,10 +162,10 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   // A stacked operand (masked A and D, grouped B) gets a 3-D map, one matrix per group.
   const auto groups_of = [&](bool stacked) { return stacked ? std::uint64_t(p.num_groups) : std::uint64_t(0); };
   const auto tmap_a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.slice_rows_a()),
-                                       KernelConfig::kBlockK, 128, groups_of(masked), u64(p.a_group_stride)},
+                                       std::uint32_t(config.block_k()), 128, groups_of(masked), u64(p.a_group_stride)},
                                       "encoding the tensor map of 'a'");
   const auto tmap_b = make_tensor_map(
-      {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()), KernelConfig::kBlockK, 128,
+      {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()), std::uint32_t(config.block_k()), 128,
        groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
       "encoding the tensor map of 'b'");
   driver::CUtensorMap tmap_sfa{};  // not read by the kernel where sfa goes to its scale loader
@@ -173,7 +173,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
     sfa_matrix->box_cols = std::uint32_t(config.block_m);
     tmap_sfa = make_tensor_map(*sfa_matrix, "encoding the tensor map of 'sfa'");
   }
-  const int out_bytes = config.output_bytes();
+  const int out_bytes = config.output_bytes;
   const int swizzle_d = config.swizzle_d_bytes();
   const std::uint32_t chunk_cols = swizzle_d ? swizzle_d / out_bytes : config.staged_cols();
   const auto tmap_d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), out_bytes, 64, chunk_cols,

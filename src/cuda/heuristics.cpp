@@ -5,6 +5,7 @@
 
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
+#include "fgemm/sm90/fp8_block_scaled_plan.cuh"
 
 namespace fgemm::cuda {
 namespace {
@@ -55,15 +56,6 @@ constexpr int kMaxBlockN192 = 128;
 // Adding C loads a tile of it into registers next to the accumulators.
 constexpr int kMaxBlockNWithC = 128;
 
-// The promotion has two sfb values per warpgroup: its columns must never touch three 128-column blocks of
-// B's scales, wherever the tile starts (the kernel asserts the same).
-bool spans_at_most_two_scale_blocks(const KernelConfig& config) {
-  for (int n_block = 0; n_block < 128; ++n_block)
-    for (int wg_col = 0; wg_col < config.warpgroup_cols(); ++wg_col)
-      if ((n_block * config.block_n + wg_col * config.warpgroup_n()) % 128 + config.warpgroup_n() > 256) return false;
-  return true;
-}
-
 // Cluster tiles (one tile per CTA of a cluster) of the problem.
 std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config) {
   const std::int64_t m_blocks = ceil_div(std::max<std::int64_t>(problem.m, 1), config.block_m);
@@ -104,10 +96,11 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
         config.block_n = block_n;
         config.cluster_m = cluster_m;
         config.cluster_n = cluster_n;
+        config.output_bytes = problem.shape.output_f32 ? 4 : 2;
         config.num_sms = device.num_sms;
         // A shared operand is split into per-CTA slices of whole 8-row swizzle atoms.
         if (config.slice_rows_a() % 8 != 0 || config.slice_rows_b() % 8 != 0) continue;
-        if (!spans_at_most_two_scale_blocks(config)) continue;
+        if (!sm90::fp8_block_scaled::spans_at_most_two_scale_blocks(config)) continue;
         int stages = 0;  // the most that fit the shared memory
         for (config.num_stages = 1; config.num_stages <= kMaxStages; ++config.num_stages) {
           if (config.smem_bytes() > device.max_smem_per_block) break;
@@ -131,14 +124,14 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
   const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
   const std::int64_t n = problem.shape.n, k = problem.shape.k;
   const std::int64_t waves = waves_of(problem, config, device);
-  const std::int64_t k_blocks = ceil_div(k, KernelConfig::kBlockK);
+  const std::int64_t k_blocks = ceil_div(k, config.block_k());
 
-  const double mma = double(config.block_m) * config.block_n * KernelConfig::kBlockK * 2 / kMmaFlopsPerCycle;
+  const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
   // TMA fetches no rows past the end of A, so a small M loads only its own rows.
   const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
   const double rows_b = double(config.block_n) / config.cluster_m;
-  const double load = (rows_a + rows_b) * KernelConfig::kBlockK / kSmLoadBytesPerCycle;
-  const double store = double(config.block_m) * config.block_n * config.output_bytes() / kStoreBytesPerCycle;
+  const double load = (rows_a + rows_b) * config.block_k() / kSmLoadBytesPerCycle;
+  const double store = double(config.block_m) * config.block_n * config.output_bytes / kStoreBytesPerCycle;
   const bool two_scale_blocks = 128 % config.mma_n() != 0;
   const bool split_n = config.warpgroup_cols() == 2 && problem.shape.layout != detail::GemmLayout::Masked;
   const double overhead = config.two_partials() && split_n ? kKBlockOverheadCyclesSplitN
@@ -151,7 +144,7 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +
-                            double(problem.num_groups) * m * n * config.output_bytes() * (problem.shape.has_c ? 3 : 1);
+                            double(problem.num_groups) * m * n * config.output_bytes * (problem.shape.has_c ? 3 : 1);
   const double memory_bound = dram_bytes / kChipDramBytesPerCycle;
   return std::max(compute_bound, memory_bound);
 }

@@ -1,20 +1,17 @@
 #include "cuda/kernel_config.hpp"
 
+#include "fgemm/sm90/fp8_block_scaled_plan.cuh"
+
 namespace fgemm::cuda {
 
-int KernelConfig::swizzle_d_bytes() const {
-  const int row_bytes = staged_cols() * output_bytes();
-  for (int swizzle : {128, 64, 32})
-    if (row_bytes % swizzle == 0) return swizzle;
-  return 0;
-}
+bool KernelConfig::two_partials() const { return sm90::fp8_block_scaled::two_partials(*this); }
+
+int KernelConfig::column_halves() const { return sm90::fp8_block_scaled::column_halves(*this); }
+
+int KernelConfig::mma_n() const { return sm90::fp8_block_scaled::mma_n(*this); }
 
 int KernelConfig::smem_bytes() const {
-  const int staging_d = block_m * block_n * output_bytes() / staging_passes();
-  // A and B, and sfa of the tile's rows.
-  const int stage = (block_m + block_n) * kBlockK + block_m * 4;
-  const int barriers = num_stages * 2 * 8;
-  return staging_d + num_stages * stage + barriers;
+  return TileConfig::smem_bytes(sm90::fp8_block_scaled::stage_extra_bytes(*this));
 }
 
 std::string KernelConfig::name() const {

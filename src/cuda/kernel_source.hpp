@@ -1,5 +1,6 @@
 // Generates the CUDA C++ source of one sm90 GEMM kernel: the configuration as template arguments of the
-// kernel in kernels/fgemm/sm90_fp8_gemm.cuh, and the wgmma instruction for its N.
+// kernel skeleton in kernels/fgemm/sm90/gemm_kernel.cuh with its policies, and the wgmma instruction for
+// its N.
 #pragma once
 
 #include <string>

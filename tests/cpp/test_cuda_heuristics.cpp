@@ -8,7 +8,7 @@
 #include "cuda/kernel_source.hpp"
 #include "fgemm/error.hpp"
 
-#include "fgemm/scheduler.cuh"
+#include "fgemm/sm90/scheduler.cuh"
 
 namespace fgemm::cuda {
 namespace {
@@ -32,7 +32,7 @@ TEST(Heuristics, EveryCandidateFitsSharedMemoryAndTheKernelLimits) {
       EXPECT_GE(config.num_stages, 2) << config.name();
       EXPECT_EQ(config.warpgroup_n() % 8, 0) << config.name();
       EXPECT_LE(config.warpgroup_n(), 256) << config.name();
-      EXPECT_EQ(config.warpgroup_n() * config.output_bytes() % 16, 0) << config.name();
+      EXPECT_EQ(config.warpgroup_n() * config.output_bytes % 16, 0) << config.name();
     }
   }
 }
@@ -118,7 +118,7 @@ TEST(KernelSource, NamesTheConfigurationAndItsWgmmaShape) {
   const std::string source = gemm_kernel_source(config);
   EXPECT_NE(source.find("m64n24k32.f32.e4m3.e4m3"), std::string::npos);
   EXPECT_NE(source.find(kGemmKernelSymbol), std::string::npos);
-  EXPECT_NE(source.find("static_assert(Config::kSmemBytes == " + std::to_string(config.smem_bytes())),
+  EXPECT_NE(source.find("static_assert(Kernel::kSmemBytes == " + std::to_string(config.smem_bytes())),
             std::string::npos);
 }
 

@@ -1,0 +1,64 @@
+// The compile-time configuration every part of the sm90 GEMM kernel reads: the tiling (TileConfig, shared
+// with the host) and the problem's fixed dimensions and layout, as constants.
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/sm90/scheduler.cuh"
+#include "fgemm/sm90/tile_config.cuh"
+
+namespace fgemm::sm90 {
+
+// kTile_ is a type with a `static constexpr TileConfig value` (C++17 takes no class-type template values).
+template <class kTile_, uint32_t kShapeN_, uint32_t kShapeK_, Layout kLayout_, uint32_t kBandM_>
+struct GemmConfig {
+  static constexpr TileConfig kTile = kTile_::value;
+  static constexpr uint32_t kBlockM = kTile.block_m;
+  static constexpr uint32_t kBlockN = kTile.block_n;
+  static constexpr uint32_t kBlockK = kTile.block_k();
+  static constexpr uint32_t kNumStages = kTile.num_stages;
+  static constexpr uint32_t kShapeN = kShapeN_;
+  static constexpr uint32_t kShapeK = kShapeK_;
+  static constexpr Layout kLayout = kLayout_;
+  static constexpr uint32_t kBandM = kBandM_;  // tile rows per rasterization band (L2 reuse)
+
+  // A cluster of kClusterM x kClusterN CTAs: tiles side by side along M share B, along N share A. Each CTA
+  // loads a 1/kClusterSize slice of the shared operand and multicasts it to the cluster.
+  static constexpr uint32_t kClusterM = kTile.cluster_m;
+  static constexpr uint32_t kClusterN = kTile.cluster_n;
+  static constexpr uint32_t kClusterSize = kTile.cluster_size();
+  static constexpr uint32_t kSliceRowsA = kTile.slice_rows_a();
+  static constexpr uint32_t kSliceRowsB = kTile.slice_rows_b();
+
+  static constexpr uint32_t kNumMathWarpgroups = kTile.num_math_warpgroups();
+  static constexpr uint32_t kWarpgroupRows = kTile.warpgroup_rows();
+  static constexpr uint32_t kWarpgroupCols = kTile.warpgroup_cols();
+  static constexpr uint32_t kWarpgroupN = kTile.warpgroup_n();
+  static constexpr uint32_t kNumThreads = kTile.num_threads();
+  static constexpr uint32_t kNumKBlocks = ceil_div(kShapeK, kBlockK);
+
+  static constexpr bool kOutputF32 = kTile.output_bytes == 4;
+  static constexpr uint32_t kOutputBytes = kTile.output_bytes;
+  static constexpr uint32_t kSwizzleDBytes = kTile.swizzle_d_bytes();  // 128, 64, 32, or 0 for none
+  static constexpr uint32_t kStagingPasses = kTile.staging_passes();
+  static constexpr uint32_t kStagedCols = kTile.staged_cols();
+  // A pass is staged in chunks of kChunkCols columns, one TMA store each.
+  static constexpr uint32_t kChunkBytes = kTile.chunk_bytes();
+  static constexpr uint32_t kChunkCols = kChunkBytes / kOutputBytes;
+  static constexpr uint32_t kNumChunks = kStagedCols / kChunkCols;
+  static constexpr uint32_t kSmemDPerWarpgroup = kTile.smem_d_per_warpgroup();
+  static constexpr uint32_t kSmemA = kBlockM * kBlockK * kTile.operand_bytes;
+  static constexpr uint32_t kSmemB = kBlockN * kBlockK * kTile.operand_bytes;
+  // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile at
+  // that edge is stored element by element.
+  static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
+
+  static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
+  static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
+  // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
+  static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
+  static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
+  static_assert(kWarpgroupN * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");
+  static_assert(kStagedCols % kChunkCols == 0, "the swizzle width divides the columns of a staging pass");
+};
+
+}  // namespace fgemm::sm90

@@ -1,0 +1,235 @@
+// The sm90 GEMM kernel's skeleton: D = A * B^T (+ C) for the normal, m-grouped contiguous and m-grouped masked
+// layouts, with its precision and recipe supplied by policies (docs/ARCHITECTURE.md):
+//   - Operand: how A and B sit in a stage and how wgmma addresses them (operand_k_major.cuh);
+//   - Math:    what happens per K block (the MMAs through its Mma instruction, any scaling) and what else a
+//              stage holds (math_fp8_block_scaled.cuh);
+//   - Transform: what the epilogue does to the accumulators before they are stored (epilogue_transform.cuh).
+// The skeleton owns the rest: the persistent scheduler, the TMA producer and its stage ring, the math
+// warpgroups' K loop and the epilogue's staging and stores.
+//
+// One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by TMA
+// multicast. Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x
+// kWarpgroupN part of the tile; and the producer (the last warpgroup), whose first thread streams the K blocks
+// of A and B of every tile through a ring of kNumStages shared-memory stages with the TMA, and whose second warp
+// may help the math policy fill its stages.
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/gemm_params.cuh"
+#include "fgemm/ptx.cuh"
+#include "fgemm/sm90/epilogue_store.cuh"
+#include "fgemm/sm90/gemm_config.cuh"
+#include "fgemm/sm90/scheduler.cuh"
+#include "fgemm/sm90/stage_ring.cuh"
+
+namespace fgemm::sm90 {
+
+template <class C, class Operand, class Math, class Transform>
+struct GemmKernel {
+  static constexpr uint32_t kNumStages = C::kNumStages;
+  static constexpr uint32_t kSmemBytes = C::kTile.smem_bytes(Math::kStageExtraBytes);
+  // Registers: the producer warpgroup needs few, the math warpgroups hold the accumulators. All of them share
+  // the SM's 64 K registers: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 40 + 384 x 152 with three.
+  static constexpr uint32_t kProducerRegisters = 40;
+  static constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 152 : 232;
+  static constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
+  using Sched = Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN>;
+
+  // Shared memory, every buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA
+  // and wgmma address it from there): D's staging, A's and B's stages, the math policy's stage buffers, the
+  // barriers.
+  struct SharedMemory {
+    uint8_t* d;
+    uint8_t* a;
+    uint8_t* b;
+    uint8_t* extra;
+    uint64_t* full;
+    uint64_t* empty;
+
+    __device__ __forceinline__ explicit SharedMemory(uint8_t* base)
+        : d(base),
+          a(d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup),
+          b(a + kNumStages * C::kSmemA),
+          extra(b + kNumStages * C::kSmemB),
+          full(reinterpret_cast<uint64_t*>(extra + kNumStages * Math::kStageExtraBytes)),
+          empty(full + kNumStages) {}
+  };
+
+  // The TMA thread of the producer warpgroup: streams the K blocks of A and B (and what the math policy loads
+  // with them) of every tile through the stages.
+  __device__ __forceinline__ static void produce(Sched scheduler, uint32_t rank, const SharedMemory& smem,
+                                                 const ptx::TensorMap* tmap_a, const ptx::TensorMap* tmap_b,
+                                                 const ptx::TensorMap* tmap_sfa) {
+    constexpr bool kMasked = C::kLayout == Layout::Masked;
+    constexpr bool kGroupedB = C::kLayout != Layout::Normal;
+    fill_stages<C>(scheduler, smem.empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
+      const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN, k0 = kb * C::kBlockK;
+      const bool multicast = C::kClusterSize > 1 && tile.multicast;
+      uint64_t* full = &smem.full[stage];
+      // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
+      ptx::mbarrier_arrive_expect_tx(full, C::kSmemA + C::kSmemB + Math::kTmaExtraBytes);
+      Math::load_with_stage(smem.extra + stage * Math::kStageExtraBytes, tmap_sfa, full, m0, kb, group);
+      Operand::template load<kMasked>(smem.a + stage * C::kSmemA, tmap_a, full, C::kSliceRowsA, C::kBlockM,
+                                      multicast && C::kClusterN > 1, rank, k0, m0, group);
+      Operand::template load<kGroupedB>(smem.b + stage * C::kSmemB, tmap_b, full, C::kSliceRowsB, C::kBlockN,
+                                        multicast && C::kClusterM > 1, rank, k0, n0, group);
+    });
+  }
+
+  // The math warpgroups: the K loop and the epilogue of every tile of the CTA.
+  __device__ __forceinline__ static void consume(const GemmParams& params, Sched scheduler, const SharedMemory& smem,
+                                                 const ptx::TensorMap* tmap_d) {
+    ptx::setmaxnreg_increase<kMathRegisters>();
+    constexpr bool kMasked = C::kLayout == Layout::Masked;
+    // Read through a shuffle, so that ptxas knows it is warp-uniform: the descriptors below then live in
+    // uniform registers.
+    const uint32_t warpgroup = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);
+    const uint32_t wg_row = warpgroup / C::kWarpgroupCols;
+    const uint32_t wg_col = warpgroup % C::kWarpgroupCols;
+    const uint32_t lane = threadIdx.x % 32;
+    // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
+    const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
+    constexpr uint32_t kRowBytes = C::kBlockK * C::kTile.operand_bytes;
+    StagePipe<C, Operand, typename Math::Mma> pipe{
+        smem.full,
+        smem.empty,
+        Operand::descriptor(ptx::smem_address(smem.a) + wg_row * 64 * kRowBytes),
+        Operand::descriptor(ptx::smem_address(smem.b) + wg_col * C::kWarpgroupN * kRowBytes),
+        0,
+        lane};
+    uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
+    Math math(params, smem.extra, wg_row, row_in_wg);
+
+    Tile tile;
+    while (scheduler.next(tile)) {
+      const bool group_valid = tile.group < params.num_groups;
+      const uint32_t group = group_valid ? tile.group : 0;
+      const uint32_t m_base = tile.m_block * C::kBlockM + wg_row * 64;
+      const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWarpgroupN;
+      const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
+      const uint32_t rows = tile.rows;
+      // The experts of this thread's two rows (contiguous layout), read now for the epilogue, so that the
+      // loads' latency hides behind the K loop.
+      int32_t row_experts[2] = {-1, -1};
+      if constexpr (C::kLayout == Layout::Contiguous) {
+        if (row0 < params.m) row_experts[0] = params.m_indices[row0];
+        if (row1 < params.m) row_experts[1] = params.m_indices[row1];
+      }
+
+      // ---------------------------------------------------------------- the K loop
+      math.begin_tile(group, n_base);
+      // Unrolled over the stages (over several rounds where the math's step depends on the K block's parity and
+      // the stage count would change that parity from round to round), so stages and parities are compile-time
+      // constants.
+      using R = Ring<C>;
+      constexpr uint32_t kPeriod = Math::kStepPeriod;
+      constexpr uint32_t kRoundsPerIteration = kNumStages % kPeriod == 0 ? 1 : kPeriod;
+      for (uint32_t round = 0; round + kRoundsPerIteration <= R::kFullRounds; round += kRoundsPerIteration) {
+        pipe.new_round();
+#pragma unroll
+        for (uint32_t i = 0; i < kRoundsPerIteration * kNumStages; ++i)
+          math.step(pipe, i % kNumStages, round + i / kNumStages, i % 2 == 1);
+      }
+      pipe.new_round();
+      if constexpr (kRoundsPerIteration == 2 && R::kFullRounds % 2 == 1) {
+#pragma unroll
+        for (uint32_t i = 0; i < kNumStages; ++i) math.step(pipe, i, R::kFullRounds - 1, i % 2 == 1);
+      }
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(R::kLastRoundStages); ++i)
+        math.step(pipe, i, R::kFullRounds, (R::kFullRounds * kNumStages + i) % 2 == 1);
+      math.end_tile();
+      ++pipe.tiles_before;
+
+      // ---------------------------------------------------------------- the epilogue
+      if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
+      Transform::apply(math.acc, params, row0, row1, n_base);
+      // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
+      // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
+      // not aligned to BLOCK_M, or an expert index out of range) become NaN rather than a wrong number.
+      RowAction actions[2] = {row0 < params.m ? RowAction::Write : RowAction::Skip,
+                              row1 < params.m ? RowAction::Write : RowAction::Skip};
+      if constexpr (C::kLayout == Layout::Contiguous) {
+        for (uint32_t half = 0; half < 2; ++half) {
+          const int32_t expert = row_experts[half];
+          actions[half] = expert == -1 ? RowAction::Skip
+                          : group_valid && static_cast<uint32_t>(expert) == tile.group ? RowAction::Write
+                                                                                        : RowAction::WriteNaN;
+        }
+      } else if constexpr (kMasked) {
+        actions[0] = row0 < rows ? RowAction::Write : RowAction::Skip;
+        actions[1] = row1 < rows ? RowAction::Write : RowAction::Skip;
+      }
+      // Rows past the end of A count as full: TMA clips them. So in the normal layout only a ragged N makes
+      // tiles partial, and its kernels have no code for them otherwise.
+      constexpr bool kPartialTiles = C::kLayout != Layout::Normal || C::kRaggedN;
+      const bool clipped_by_tma = !C::kRaggedN || n_base + C::kWarpgroupN <= C::kShapeN;
+      const bool full_tile = ptx::named_barrier_and(
+          1 + warpgroup, 128,
+          clipped_by_tma && (actions[0] == RowAction::Write || row0 >= params.m) &&
+              (actions[1] == RowAction::Write || row1 >= params.m));
+      Epilogue<C>::staged(math.acc, staging, 1 + warpgroup, [&](uint32_t pass) {
+        if (full_tile) {
+          Epilogue<C>::store_to_tma(staging, 1 + warpgroup, pass, [&](const uint8_t* chunk, uint32_t chunk_col) {
+            if constexpr (kMasked)
+              ptx::tma_store_3d(tmap_d, chunk, n_base + chunk_col, m_base, group);
+            else
+              ptx::tma_store_2d(tmap_d, chunk, n_base + chunk_col, m_base);
+          });
+        } else if (kPartialTiles && n_base < C::kShapeN) {
+          const int64_t offset = group * params.d_group_stride + m_base * params.d_row_stride + n_base;
+          void* d = static_cast<uint8_t*>(params.d) + offset * C::kOutputBytes;
+          Epilogue<C>::store_rows(staging, pass, d, params.d_row_stride, C::kShapeN - n_base, actions);
+        }
+      });
+    }
+    if (threadIdx.x % 128 == 0) ptx::bulk_wait_group_all();
+  }
+
+  __device__ __forceinline__ static void run(const GemmParams& params, const ptx::TensorMap* tmap_a,
+                                             const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_sfa,
+                                             const ptx::TensorMap* tmap_d) {
+    // The kernel has no static shared memory, and the dynamic one starts aligned.
+    extern __shared__ __align__(1024) uint8_t smem_base[];
+    if (ptx::smem_address(smem_base) % 1024 != 0) __trap();
+    const SharedMemory smem(smem_base);
+
+    if (threadIdx.x == kProducerThread) {
+      ptx::prefetch_tensor_map(tmap_a);
+      ptx::prefetch_tensor_map(tmap_b);
+      ptx::prefetch_tensor_map(tmap_d);
+      if constexpr (Math::kTmaExtraBytes > 0) ptx::prefetch_tensor_map(tmap_sfa);
+      for (uint32_t s = 0; s < kNumStages; ++s) {
+        // The TMA thread's arrival (with the bytes it expects), and the math policy's helper warp's.
+        ptx::mbarrier_init(&smem.full[s], 1 + Math::kHelperArrivals);
+        // One arrival per math warp of every CTA of the cluster: a stage is refilled (possibly by a peer's
+        // multicast) only once all of them are done with it.
+        ptx::mbarrier_init(&smem.empty[s], C::kNumMathWarpgroups * 4 * C::kClusterSize);
+      }
+      ptx::fence_barrier_init();
+    }
+    // The peers' barriers must be initialised before any multicast or remote arrival reaches them.
+    if constexpr (C::kClusterSize > 1)
+      ptx::cluster_sync();
+    else
+      __syncthreads();
+
+    const uint32_t rank = C::kClusterSize > 1 ? ptx::cluster_rank() : 0;
+    Sched scheduler(params.m, params.num_groups, params.m_indices, params.masked_m, rank,
+                    blockIdx.x / C::kClusterSize, gridDim.x / C::kClusterSize);
+
+    if (threadIdx.x / 128 == C::kNumMathWarpgroups) {
+      // ---------------------------------------------------------------- the producer
+      ptx::setmaxnreg_decrease<kProducerRegisters>();
+      if (threadIdx.x == kProducerThread) produce(scheduler, rank, smem, tmap_a, tmap_b, tmap_sfa);
+      if (threadIdx.x / 32 == kProducerThread / 32 + 1)
+        Math::help_producer(params, scheduler, smem.extra, smem.full, smem.empty);
+    } else {
+      consume(params, scheduler, smem, tmap_d);
+    }
+    // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
+    if constexpr (C::kClusterSize > 1) ptx::cluster_sync();
+  }
+};
+
+}  // namespace fgemm::sm90

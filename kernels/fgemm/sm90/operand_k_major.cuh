@@ -1,0 +1,58 @@
+// The operand policy of A and B stored K-major (K contiguous, as "NT" GEMMs take both): each stage holds a box
+// of rows x one K block, 128 bytes a row, loaded by the TMA with the 128-byte swizzle, and wgmma reads it
+// through a K-major shared-memory descriptor.
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/ptx.cuh"
+
+namespace fgemm::sm90 {
+
+template <class C>
+struct KMajorOperand {
+  // Descriptors address shared memory in 16-byte units. One wgmma consumes 32 bytes of K (k32 of FP8, k16 of
+  // 16-bit types) from every row of the 128-byte swizzle atom: two units further along the row.
+  static constexpr uint64_t kInstructionKStep = 32 / 16;
+
+  // Shared memory ends below 256 KiB, so stepping a descriptor's 14-bit address field never carries over.
+  __device__ __forceinline__ static uint64_t descriptor(uint32_t smem_address) {
+    return ptx::smem_descriptor_k_major_sw128(smem_address);
+  }
+  // The descriptor step from stage 0 to stage `stage` of a buffer of `stage_bytes` per stage.
+  __device__ __forceinline__ static constexpr uint64_t stage_step(uint32_t stage_bytes, uint32_t stage) {
+    return stage * (stage_bytes / 16);
+  }
+  // The descriptor step over `rows` rows of `row_bytes`.
+  __device__ __forceinline__ static constexpr uint64_t row_step(uint32_t rows, uint32_t row_bytes) {
+    return rows * row_bytes / 16;
+  }
+
+  // Loads the box of `rows` x one K block at (k0, row0) (of matrix `group` where kStacked) into the stage at
+  // `dst`. An operand shared by the cluster is loaded as kClusterSize slices: with multicast, this CTA loads
+  // only its own slice, to all CTAs.
+  template <bool kStacked>
+  __device__ __forceinline__ static void load(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
+                                              uint32_t slice_rows, uint32_t rows, bool multicast, uint32_t rank,
+                                              int32_t k0, int32_t row0, uint32_t group) {
+    constexpr uint32_t kRowBytes = C::kBlockK * C::kTile.operand_bytes;
+    for (uint32_t slice = 0; slice < rows / slice_rows; ++slice) {
+      if (multicast && slice != rank) continue;
+      uint8_t* slice_dst = dst + slice * slice_rows * kRowBytes;
+      const int32_t slice_row0 = row0 + slice * slice_rows;
+      constexpr uint16_t kAllCtas = (1u << C::kClusterSize) - 1;
+      if constexpr (kStacked) {
+        if (multicast)
+          ptx::tma_load_3d_multicast(slice_dst, map, barrier, kAllCtas, k0, slice_row0, group);
+        else
+          ptx::tma_load_3d(slice_dst, map, barrier, k0, slice_row0, group);
+      } else {
+        if (multicast)
+          ptx::tma_load_2d_multicast(slice_dst, map, barrier, kAllCtas, k0, slice_row0);
+        else
+          ptx::tma_load_2d(slice_dst, map, barrier, k0, slice_row0);
+      }
+    }
+  }
+};
+
+}  // namespace fgemm::sm90

@@ -1,0 +1,62 @@
+// The tiling of one sm90 GEMM kernel and everything that follows from it: the warpgroups' split of a tile,
+// the TMA boxes, D's staging for the TMA store, shared memory. Compiled by NVRTC (each kernel's
+// configuration is a constexpr TileConfig) and by the host (the heuristics and the launcher), so the two
+// compute every derived number with the same code.
+#pragma once
+
+#include "fgemm/common.cuh"
+
+namespace fgemm::sm90 {
+
+struct TileConfig {
+  int block_m = 128;
+  int block_n = 128;
+  int num_stages = 4;
+  // Clusters of two CTAs: side by side along M they share (multicast) B, along N they share A.
+  int cluster_m = 1;
+  int cluster_n = 1;
+  int output_bytes = 2;   // of D: 2 (BF16) or 4 (FP32)
+  int operand_bytes = 1;  // of A and B: 1 (FP8)
+
+  // One K block is one 128-byte swizzle row of A and B.
+  constexpr int block_k() const { return 128 / operand_bytes; }
+
+  // The math warpgroups split the tile: three along M (BLOCK_M 192), two along M (128) or two along N (64).
+  constexpr int num_math_warpgroups() const { return block_m == 192 ? 3 : 2; }
+  constexpr int num_threads() const { return 128 * (num_math_warpgroups() + 1); }
+  constexpr int warpgroup_rows() const { return block_m / 64; }
+  constexpr int warpgroup_cols() const { return num_math_warpgroups() / warpgroup_rows(); }
+  constexpr int warpgroup_n() const { return block_n / warpgroup_cols(); }
+
+  constexpr int cluster_size() const { return cluster_m * cluster_n; }
+  // Rows of the TMA boxes of A and B: an operand shared by the cluster is loaded in one slice per CTA.
+  constexpr int slice_rows_a() const { return cluster_n > 1 ? block_m / cluster_size() : block_m; }
+  constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / cluster_size() : block_n; }
+
+  // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
+  // a 256-column warpgroup has a fourth stage, one column half at a time (there is room for half of D only).
+  constexpr int staging_passes() const { return warpgroup_n() > 160 && num_stages >= 4 ? 2 : 1; }
+  constexpr int staged_cols() const { return warpgroup_n() / staging_passes(); }
+  // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row, or 0.
+  constexpr int swizzle_d_bytes() const {
+    return staged_cols() * output_bytes % 128 == 0  ? 128
+           : staged_cols() * output_bytes % 64 == 0 ? 64
+           : staged_cols() * output_bytes % 32 == 0 ? 32
+                                                    : 0;
+  }
+  // A staging pass is stored in chunks of this many bytes per row, one TMA store each.
+  constexpr int chunk_bytes() const { return swizzle_d_bytes() ? swizzle_d_bytes() : staged_cols() * output_bytes; }
+  constexpr int smem_d_per_warpgroup() const { return 64 * staged_cols() * output_bytes; }
+
+  // Shared memory: D's staging, then per stage a K block of A and of B and `stage_extra_bytes` that the
+  // per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage.
+  constexpr int stage_bytes(int stage_extra_bytes) const {
+    return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
+  }
+  constexpr int smem_bytes(int stage_extra_bytes) const {
+    return num_math_warpgroups() * smem_d_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
+           num_stages * 2 * 8;
+  }
+};
+
+}  // namespace fgemm::sm90
