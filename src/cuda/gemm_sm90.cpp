@@ -130,78 +130,84 @@ std::optional<MatrixBox> sfa_for_tma(const detail::GemmProblem& p) {
                    stacked ? u64(p.num_groups) : 0, u64(group_stride)};
 }
 
-}  // namespace
-
-void gemm(const detail::GemmProblem& p, Stream stream) {
-  constexpr std::int64_t kMaxExtent = 0x7fffffff;  // TMA coordinates are 32-bit signed integers
+// The limits of the kernel beyond validation: TMA coordinates are 32-bit signed integers, and the kernel
+// addresses sfb by 32-bit element offsets.
+void check_kernel_limits(const detail::GemmProblem& p) {
+  constexpr std::int64_t kMaxExtent = 0x7fffffff;
   if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
-  // The kernel addresses sfb by 32-bit element offsets.
   const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
   const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +
                                 (p.n - 1) / detail::kScaleBlock * p.sfb_n_stride +
                                 (p.k - 1) / detail::kScaleBlock * p.sfb_k_stride;
   if (sfb_last >= (std::int64_t(1) << 32))
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, argument 'sfb' must span fewer than 2^32 elements");
-  const int device = p.device.index;
-  driver::ensure_context(device);
+}
 
+// What the heuristics tune for: the masked layout for the expected rows per group, the others for their rows.
+ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
   const bool masked = p.layout == detail::GemmLayout::Masked;
   ProblemSize size;
-  // The masked layout is tuned for the expected rows per group; the others for their rows.
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
   size.num_groups = masked ? p.num_groups : 1;
-  std::optional<MatrixBox> sfa_matrix = sfa_for_tma(p);
-  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr, sfa_matrix.has_value()};
-  const Choice& choice = configuration_for(size, device);
+  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr, sfa_by_tma};
+  return size;
+}
+
+// The tensor maps the kernel reads A, B and sfa through and stores D with. A stacked operand (masked A and D,
+// grouped B) gets a 3-D map, one matrix per group. sfa's map is not read where the math's helper warp copies
+// it (sfa_box empty).
+struct GemmTensorMaps {
+  driver::CUtensorMap a, b, sfa, d;
+};
+
+GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& config, std::optional<MatrixBox> sfa_box) {
+  const bool masked = p.layout == detail::GemmLayout::Masked;
+  const auto groups_of = [&](bool stacked) { return stacked ? u64(p.num_groups) : std::uint64_t(0); };
+  const std::uint32_t block_k = config.block_k();
+  GemmTensorMaps maps{};
+  maps.a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.slice_rows_a()),
+                            block_k, 128, groups_of(masked), u64(p.a_group_stride)},
+                           "encoding the tensor map of 'a'");
+  maps.b = make_tensor_map({p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()),
+                            block_k, 128, groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
+                           "encoding the tensor map of 'b'");
+  if (sfa_box) {
+    sfa_box->box_cols = std::uint32_t(config.block_m);
+    maps.sfa = make_tensor_map(*sfa_box, "encoding the tensor map of 'sfa'");
+  }
+  const std::uint32_t chunk_cols = config.chunk_bytes() / config.output_bytes;
+  maps.d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), config.output_bytes, 64, chunk_cols,
+                            config.swizzle_d_bytes(), groups_of(masked), u64(p.d_group_stride)},
+                           "encoding the tensor map of 'd'");
+  return maps;
+}
+
+sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
+  return {static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.num_groups), p.sfa, p.sfa_m_stride,
+          p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.c,
+          p.c_row_stride, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.masked_m};
+}
+
+}  // namespace
+
+void gemm(const detail::GemmProblem& p, Stream stream) {
+  check_kernel_limits(p);
+  const int device = p.device.index;
+  driver::ensure_context(device);
+  const std::optional<MatrixBox> sfa_box = sfa_for_tma(p);
+  const Choice& choice = configuration_for(problem_size(p, sfa_box.has_value()), device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] {
     return jit::KernelSpec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
   });
-
-  // A stacked operand (masked A and D, grouped B) gets a 3-D map, one matrix per group.
-  const auto groups_of = [&](bool stacked) { return stacked ? std::uint64_t(p.num_groups) : std::uint64_t(0); };
-  const auto tmap_a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.slice_rows_a()),
-                                       std::uint32_t(config.block_k()), 128, groups_of(masked), u64(p.a_group_stride)},
-                                      "encoding the tensor map of 'a'");
-  const auto tmap_b = make_tensor_map(
-      {p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()), std::uint32_t(config.block_k()), 128,
-       groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
-      "encoding the tensor map of 'b'");
-  driver::CUtensorMap tmap_sfa{};  // not read by the kernel where sfa goes to its scale loader
-  if (sfa_matrix) {
-    sfa_matrix->box_cols = std::uint32_t(config.block_m);
-    tmap_sfa = make_tensor_map(*sfa_matrix, "encoding the tensor map of 'sfa'");
-  }
-  const int out_bytes = config.output_bytes;
-  const int swizzle_d = config.swizzle_d_bytes();
-  const std::uint32_t chunk_cols = swizzle_d ? swizzle_d / out_bytes : config.staged_cols();
-  const auto tmap_d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), out_bytes, 64, chunk_cols,
-                                       swizzle_d, groups_of(masked), u64(p.d_group_stride)},
-                                      "encoding the tensor map of 'd'");
-
-  sm90::GemmParams params{static_cast<std::uint32_t>(p.m),
-                    static_cast<std::uint32_t>(p.num_groups),
-                    p.sfa,
-                    p.sfa_m_stride,
-                    p.sfa_k_stride,
-                    p.sfa_group_stride,
-                    p.sfb,
-                    p.sfb_n_stride,
-                    p.sfb_k_stride,
-                    p.sfb_group_stride,
-                    p.c,
-                    p.c_row_stride,
-                    p.d,
-                    p.d_row_stride,
-                    p.d_group_stride,
-                    p.m_indices,
-                    p.masked_m};
-  void* args[] = {&params, const_cast<driver::CUtensorMap*>(&tmap_a), const_cast<driver::CUtensorMap*>(&tmap_b),
-                  &tmap_sfa, const_cast<driver::CUtensorMap*>(&tmap_d)};
+  GemmTensorMaps maps = tensor_maps(p, config, sfa_box);
+  sm90::GemmParams params = kernel_params(p);
+  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.d};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
-              jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1}, {static_cast<unsigned>(config.num_threads()), 1, 1},
+              jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1},
+                               {static_cast<unsigned>(config.num_threads()), 1, 1},
                                {cluster, 1, 1}},
               args, static_cast<driver::CUstream>(stream));
 }
