@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  // calc_diff of DESIGN §1 against the FP32 inputs before quantization (double sums).
+  // calc_diff of ARCHITECTURE.md (Semantics) against the FP32 inputs before quantization (double sums).
   double cross = 0.0, squares = 0.0;
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {

@@ -3,7 +3,7 @@
 Quantizes random A [M, K] per 1x128 block and B [N, K] per 128x128 block, runs D = A @ B^T on the GPU when
 torch sees one (else on the CPU), and prints the shape, the backend, the median time, the TFLOPS and
 calc_diff against an FP64 reference computed from the dequantised inputs. Exits with status 1 when calc_diff
-exceeds 1e-3, the bound of DESIGN §1.
+exceeds 1e-3, the bound of ARCHITECTURE.md (Semantics).
 """
 
 import argparse

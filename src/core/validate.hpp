@@ -1,4 +1,5 @@
-// Argument checking for every public operation (DESIGN §1): the one place the contract is enforced.
+// Argument checking for every public operation (docs/ARCHITECTURE.md, Semantics): the one place the contract is
+// enforced.
 #pragma once
 
 #include <optional>

@@ -7,7 +7,8 @@
 //   4-5  A, 16 rows x 32 BF16 values of K, for row groups 0 and 1
 //   6-7  B, 16 pairs of K x 16 columns (BF16 pairs), for column halves 0 and 1
 // TDPBF16PS adds the exact products of BF16 pairs into FP32 sums, so a K block's sum is taken in FP32 before it
-// is scaled, as DESIGN §1 requires. Header of internal linkage: included by the file compiled with AMX flags.
+// is scaled, as ARCHITECTURE.md (Semantics) requires. Header of internal linkage: included by the file compiled with
+// AMX flags.
 #pragma once
 
 #include <immintrin.h>

@@ -1,4 +1,4 @@
-// The CPU backend: the three layouts of DESIGN §1, with the exact arithmetic every backend shares.
+// The CPU backend: the three layouts of ARCHITECTURE.md (Semantics), with the exact arithmetic every backend shares.
 #pragma once
 
 #include "core/problem.hpp"

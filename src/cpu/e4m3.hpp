@@ -1,5 +1,5 @@
-// FP8 E4M3, the "fn" variant of DESIGN §1: 1 sign, 4 exponent (bias 7) and 3 mantissa bits, no infinities,
-// 0x7F and 0xFF are NaN, the largest finite value is 448 and exponent 0 holds the subnormals (k * 2^-9).
+// FP8 E4M3, the "fn" variant of ARCHITECTURE.md (Semantics): 1 sign, 4 exponent (bias 7) and 3 mantissa bits, no
+// infinities, 0x7F and 0xFF are NaN, the largest finite value is 448 and exponent 0 holds the subnormals (k * 2^-9).
 #pragma once
 
 namespace fgemm::cpu {

@@ -11,7 +11,7 @@
 
 namespace fgemm::cpu {
 
-// One block of K: the scales of DESIGN §1 change every 128 values of K, and so does the packed data.
+// One block of K: the scales of ARCHITECTURE.md (Semantics) change every 128 values of K, and so does the packed data.
 constexpr std::int64_t kBlockK = 128;
 // One tile of N: one row of sfb's blocks, so every tile has a single column scale per K block.
 constexpr std::int64_t kBlockN = 128;

@@ -1,6 +1,6 @@
 // The AVX-512 kernel set with BF16 dot products: E4M3 decoded to BF16 (exact) while packing, and 14x32
 // micro-kernels and 8-pair dot kernels of vdpbf16ps, which adds the two exact products of a pair of K values
-// into an FP32 sum. Every K block is summed in FP32 before it is scaled, as DESIGN §1 requires.
+// into an FP32 sum. Every K block is summed in FP32 before it is scaled, as ARCHITECTURE.md (Semantics) requires.
 // And the AMX-BF16 set: the same packing, dot kernels and output, with 32x32 micro-kernels on AMX tiles
 // (amx_tiles.hpp). This file is compiled with the AMX flags; only those micro-kernels use tiles.
 #include <immintrin.h>

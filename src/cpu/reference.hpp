@@ -1,4 +1,4 @@
-// DESIGN §1 written as plain loops, the yardstick the tests hold the fast path to. It shares only the
+// ARCHITECTURE.md (Semantics) written as plain loops, the yardstick the tests hold the fast path to. It shares only the
 // E4M3 table and the BF16 rounding with the fast path. Slow: for tests.
 #pragma once
 

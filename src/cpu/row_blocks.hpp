@@ -1,5 +1,5 @@
-// The three layouts of DESIGN §1 reduced to one shape of work: blocks of consecutive rows of A and D that
-// share one weight matrix (B and sfb of one expert).
+// The three layouts of ARCHITECTURE.md (Semantics) reduced to one shape of work: blocks of consecutive rows of A and D
+// that share one weight matrix (B and sfb of one expert).
 #pragma once
 
 #include <cstdint>

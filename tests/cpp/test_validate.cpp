@@ -1,5 +1,5 @@
-// The contract of DESIGN §1, checked through the public C++ API: each broken rule throws fgemm::Error of
-// the right kind, naming the operation and the argument.
+// The contract of ARCHITECTURE.md (Semantics), checked through the public C++ API: each broken rule throws fgemm::Error
+// of the right kind, naming the operation and the argument.
 #include <gtest/gtest.h>
 
 #include <optional>

@@ -7,7 +7,7 @@ import torch
 import fgemm
 
 # calc_diff bound of the GPU tests. The kernels' error on random normal data is about 1e-6 (mostly the BF16
-# rounding of D); DESIGN's bound of 1e-3 would let a wrong scale on a few columns pass, 1e-5 does not.
+# rounding of D); the bound in ARCHITECTURE.md of 1e-3 would let a wrong scale on a few columns pass, 1e-5 does not.
 MAX_DIFF = 1e-5
 
 

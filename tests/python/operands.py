@@ -1,4 +1,4 @@
-"""Inputs and the reference result of the tests: DESIGN §1's definition evaluated in float64."""
+"""Inputs and the reference result of the tests: the definition of ARCHITECTURE.md, Semantics, evaluated in float64."""
 
 import math
 

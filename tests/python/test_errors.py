@@ -1,4 +1,5 @@
-"""Every bad input of DESIGN §1, passed through Python, raises ValueError or TypeError naming the argument."""
+"""Every bad input of ARCHITECTURE.md (Semantics), passed through Python, raises ValueError or TypeError naming the
+argument."""
 
 import numpy as np
 import pytest

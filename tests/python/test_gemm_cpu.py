@@ -1,4 +1,4 @@
-"""fp8_gemm_nt on the CPU against DESIGN §1's definition in float64."""
+"""fp8_gemm_nt on the CPU against the definition of ARCHITECTURE.md, Semantics, in float64."""
 
 import random
 

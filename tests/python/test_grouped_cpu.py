@@ -1,5 +1,5 @@
-"""The grouped layouts on the CPU: each group's rows against DESIGN §1's definition in float64, and the rows
-a group does not own (padding rows, rows past masked_m) left exactly as they were."""
+"""The grouped layouts on the CPU: each group's rows against the definition of ARCHITECTURE.md, Semantics, in
+float64, and the rows a group does not own (padding rows, rows past masked_m) left exactly as they were."""
 
 import pytest
 import torch
