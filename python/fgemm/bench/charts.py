@@ -22,7 +22,7 @@ def _figure(rows):
     import matplotlib.pyplot as plt
 
     plt.rcParams.update({"svg.fonttype": "none", "font.size": 9})
-    return plt.subplots(figsize=(max(7.0, 0.42 * len(rows) + 2.5), 3.6))
+    return plt.subplots(figsize=(max(7.0, 0.42 * len(rows) + 2.5), 4.4))
 
 
 def _svg(figure):
@@ -38,10 +38,15 @@ def _svg(figure):
 
 def _shape_axis(axes, rows):
     axes.set_xticks(range(len(rows)))
-    axes.set_xticklabels([f"{index}: {row['label']}" for index, row in enumerate(rows, 1)],
+    axes.set_xticklabels([f"{index}: {row['label'].replace(' × ', '×')}" for index, row in enumerate(rows, 1)],
                          rotation=90 if len(rows) > 8 else 30, ha="center" if len(rows) > 8 else "right")
     axes.set_xlim(-0.6, len(rows) - 0.4)
     axes.grid(axis="y", alpha=0.3)
+
+
+def _legend_above(axes):
+    """The legend in a row above the plot, where it hides no bar."""
+    axes.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncol=4, fontsize=8, frameon=False)
 
 
 def _log_if_wide(axes, values):
@@ -61,7 +66,7 @@ def throughput_chart(section):
                  label=side, color=SIDE_COLOURS.get(side))
     _log_if_wide(axes, [row["throughput"][side] for row in rows for side in sides])
     axes.set_ylabel(section["unit"])
-    axes.legend(loc="upper left", fontsize=8)
+    _legend_above(axes)
     _shape_axis(axes, rows)
     return _svg(figure)
 
@@ -78,7 +83,7 @@ def speedup_chart(section):
     axes.axhline(1.0, color="black", linewidth=0.8)
     _log_if_wide(axes, [row["speedup"][name] for row in rows for name in names])
     axes.set_ylabel("fgemm's speed-up (×)")
-    axes.legend(loc="upper left", fontsize=8)
+    _legend_above(axes)
     _shape_axis(axes, rows)
     return _svg(figure)
 
@@ -94,7 +99,7 @@ def roofline_fraction_chart(section):
             axes.bar([0], [0], color=colour, label=f"{bound}-bound")
     axes.axhline(100.0, color="black", linewidth=0.8)
     axes.set_ylabel("% of the roofline")
-    axes.legend(loc="upper left", fontsize=8)
+    _legend_above(axes)
     _shape_axis(axes, rows)
     return _svg(figure)
 

@@ -20,7 +20,7 @@ h1 { margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc
 p.note { color: #555; max-width: 1100px; } .banner { background: #fff4d6; padding: 0.6em 1em; }
 table { border-collapse: collapse; font-size: 13px; margin: 1em 0; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #e4e4e4; text-align: right; }
-th { background: #f3f3f3; } td.text, th.text { text-align: left; }
+th { background: #f3f3f3; } td.text, th.text { text-align: left; white-space: nowrap; }
 tr.regression td { background: #fde0dc; }
 section.chart svg { max-width: 100%; height: auto; }
 """
@@ -69,6 +69,13 @@ def machine_lines(result):
               "operation in FP32 torch operations.</p>")
 
 
+def tables_note(result):
+    """Each shape table's own note, once."""
+    notes = {section["table"]: section.get("about") for section in result["sections"]}
+    return "\n".join(f"<p class=note>Table <b>{html.escape(name)}</b>: {html.escape(about)}</p>"
+                     for name, about in notes.items() if about)
+
+
 def numbers_table(section):
     unit, names = section["unit"], section["baselines"]
     headers = (["#", "shape", "fgemm µs", f"fgemm {unit}"] + [f"{name} {unit}" for name in names]
@@ -113,8 +120,6 @@ def operation_html(section, peaks, with_charts):
     parts = [f'<h2 id="{section["operation"]}-{html.escape(section["table"])}">{name} '
              f"<small>({section['precision']}, table {html.escape(section['table'])}, shapes {shape_words})</small>"
              "</h2>"]
-    if section.get("about"):
-        parts.append(f"<p class=note>Table: {html.escape(section['about'])}</p>")
     if with_charts:
         for title, svg in chart_sections(section, peaks):
             parts.append(f'<section class="chart"><h3>{html.escape(title)}</h3>\n{svg}</section>')
@@ -125,7 +130,7 @@ def operation_html(section, peaks, with_charts):
 def report_html(result):
     with_charts = charts.matplotlib_available()
     machine = result["machine"]
-    body = [f"<h1>fgemm benchmark: {html.escape(machine['name'])}</h1>", machine_lines(result)]
+    body = [f"<h1>fgemm benchmark: {html.escape(machine['name'])}</h1>", machine_lines(result), tables_note(result)]
     if not with_charts:
         body.append('<p class="banner">Tables only: matplotlib is not installed, so this report has no charts '
                     "(<code>pip install fgemm[bench]</code> adds them).</p>")
