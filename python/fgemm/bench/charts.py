@@ -49,10 +49,19 @@ def _legend_above(axes):
     axes.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncol=4, fontsize=8, frameon=False)
 
 
+def _plain_numbers(axis):
+    """Ticks of a log axis as 0.1, 1, 10 rather than powers of ten, and no labels between them."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def _log_if_wide(axes, values):
     values = [value for value in values if value]
     if values and max(values) / min(values) > 30:
         axes.set_yscale("log")
+        _plain_numbers(axes.yaxis)
 
 
 def throughput_chart(section):
@@ -92,8 +101,9 @@ def roofline_fraction_chart(section):
     """Bars of fgemm's fraction of the roofline per shape, coloured by what bounds the shape."""
     rows = section["rows"]
     figure, axes = _figure(rows)
-    axes.bar(range(len(rows)), [100 * row["roofline_fraction"] for row in rows],
-             color=[BOUND_COLOURS[row["bound"]] for row in rows])
+    bars = axes.bar(range(len(rows)), [100 * row["roofline_fraction"] for row in rows],
+                    color=[BOUND_COLOURS[row["bound"]] for row in rows])
+    axes.bar_label(bars, fmt="%.0f%%", fontsize=7)  # small fractions are hard to read off the bars alone
     for bound, colour in BOUND_COLOURS.items():
         if any(row["bound"] == bound for row in rows):
             axes.bar([0], [0], color=colour, label=f"{bound}-bound")
@@ -121,8 +131,10 @@ def roofline_chart(section, peaks):
                       xytext=(4, 3), fontsize=7)
     axes.set_xscale("log")
     axes.set_yscale("log")
+    _plain_numbers(axes.xaxis)
+    _plain_numbers(axes.yaxis)
     axes.set_xlabel("arithmetic intensity (FLOP per byte moved)")
     axes.set_ylabel("TFLOPS")
     axes.grid(which="both", alpha=0.2)
-    axes.legend(loc="lower right", fontsize=8)
+    _legend_above(axes)
     return _svg(figure)

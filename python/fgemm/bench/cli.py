@@ -115,13 +115,14 @@ def run(args):
                              chosen_baselines(args.baselines, device, operation)))
     if not plan:
         raise ValueError(f"--table {','.join(table_names)}: no section for the operations {', '.join(ops)}")
+    machine = machine_description(device)  # before the run: it notes the machine's load at the start
     timer = Timer(device, args.runs)
     print("measuring the roofline's peaks ...", file=sys.stderr)
     peaks = gpu_peaks(timer.busy_flush) if device == "cuda" else cpu_peaks()
     sfa_mn_major = (args.sfa_layout or ("mn-major" if device == "cuda" else "row-major")) == "mn-major"
     sections = [dict(run_section(operation, entries, timer, baselines, sfa_mn_major, peaks, about), table=name,
                      precision=args.precision) for operation, name, entries, about, baselines in plan]
-    return dict(format="fgemm-bench 1", machine=machine_description(device), peaks=peaks,
+    return dict(format="fgemm-bench 1", machine=machine, peaks=peaks,
                 protocol=PROTOCOLS[device].format(runs=args.runs),
                 sfa_layout="mn-major" if sfa_mn_major else "row-major",
                 baselines_about={name: operations.BASELINE_ABOUT[name] for section in sections

@@ -32,6 +32,8 @@ def machine_description(device):
         isa, threads = fgemm._C.cpu_backend()
         about.update(name=cpu_model(), cores=os.cpu_count(), fgemm_isa=isa, fgemm_threads=threads,
                      torch_threads=torch.get_num_threads(), omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"))
+        if hasattr(os, "getloadavg"):  # on a shared machine, what else ran weighs on every time
+            about.update(load_average_at_start=round(os.getloadavg()[0], 2))
         if os.environ.get("FGEMM_CPU_ISA"):  # the instruction set was chosen, not the best the CPU has
             about.update(fgemm_cpu_isa_set_to=os.environ["FGEMM_CPU_ISA"])
     return about
