@@ -10,7 +10,7 @@ import torch
 
 from bench_html import ReportReader
 from fgemm.bench import tables
-from fgemm.bench.cli import main
+from fgemm.bench.cli import best_peaks, main
 from fgemm.bench.progress import progress
 
 TINY_TABLE = {
@@ -124,3 +124,10 @@ def test_the_built_in_tables_hold_the_seed_shapes():
         table = tables.load_table(name)
         for operation in tables.SECTION_OF:
             tables.section_entries(table, operation, "fp8", name)  # every entry has its dimensions
+
+
+def test_the_peaks_are_the_higher_of_the_measurements_before_and_after_the_run():
+    before = dict(tflops=2.0, tflops_how="matmul before", gbps=30.0, gbps_how="copy before")
+    after = dict(tflops=2.5, tflops_how="matmul after", gbps=20.0, gbps_how="copy after")
+    assert best_peaks(before, after) == dict(tflops=2.5, tflops_how="matmul after", gbps=30.0,
+                                             gbps_how="copy before")

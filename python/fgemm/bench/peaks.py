@@ -60,10 +60,10 @@ def cpu_peaks(size=CPU_MATMUL_SIZE, copy_bytes=CPU_COPY_BYTES):
     rates = {}
     for dtype in (torch.float32, torch.bfloat16):
         a, b = torch.randn(size, size).to(dtype), torch.randn(size, size).to(dtype)
-        rates[dtype] = 2 * size**3 / best_seconds(lambda: a @ b, repeats=3) / 1e12
+        rates[dtype] = 2 * size**3 / best_seconds(lambda: a @ b, repeats=5) / 1e12
     fastest = max(rates, key=rates.get)
     src = torch.empty(copy_bytes, dtype=torch.uint8)
     dst = torch.empty_like(src)
-    gbps = 2 * copy_bytes / best_seconds(lambda: dst.copy_(src), repeats=5) / 1e9
+    gbps = 2 * copy_bytes / best_seconds(lambda: dst.copy_(src), repeats=8) / 1e9
     return dict(tflops=rates[fastest], tflops_how=f"torch.matmul {str(fastest).removeprefix('torch.')} {size}³",
                 gbps=gbps, gbps_how=f"torch copy of {copy_bytes >> 20} MiB (bytes read + written)")

@@ -3,7 +3,6 @@
 import torch
 
 from . import cpu_timing, gpu_timing
-from .metrics import derive
 from .operations import GEMMS, UNIT, make_case
 from .progress import progress
 
@@ -46,8 +45,9 @@ def available(call):
     return None
 
 
-def run_section(operation, entries, timer, baseline_names, sfa_mn_major, peaks, about):
-    """The rows of one operation on `entries`, with the section's description."""
+def run_section(operation, entries, timer, baseline_names, sfa_mn_major, about):
+    """The rows of one operation on `entries` (their times; derive() adds what follows from them and the peaks),
+    with the section's description."""
     rows = []
     for entry in progress(entries, operation):
         case = make_case(operation, entry, timer.device, baseline_names, sfa_mn_major)
@@ -58,5 +58,5 @@ def run_section(operation, entries, timer, baseline_names, sfa_mn_major, peaks, 
         row["us"] = dict(zip(timed, timer.times_us(operation, list(timed.values())))) | dict.fromkeys(unavailable)
         if unavailable:
             row["unavailable"] = unavailable
-        rows.append(derive(row, UNIT[operation], peaks))
+        rows.append(row)
     return dict(operation=operation, unit=UNIT[operation], baselines=list(baseline_names), about=about, rows=rows)
