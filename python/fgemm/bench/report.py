@@ -59,7 +59,8 @@ def machine_lines(result):
             f"{cell(peaks['tflops_how'], css='text')}</tr>"
             f"<tr><td class=text>memory bandwidth</td>{cell(number(peaks['gbps'], 4) + ' GB/s', 'peaks.gbps')}"
             f"{cell(peaks['gbps_how'], css='text')}</tr></table>\n"
-            f"<p class=note>Timing: {html.escape(result['protocol'])} fgemm's GEMMs are given sfa "
+            f"<p class=note>Timing: {html.escape(result['protocol'])} The peaks are the higher of a measurement "
+            f"before and one after the run. fgemm's GEMMs are given sfa "
             f"{result['sfa_layout']}. Baselines: "
             + "; ".join(f"<b>{html.escape(name)}</b>: {html.escape(about)}"
                         for name, about in result["baselines_about"].items())
