@@ -9,7 +9,7 @@ OMP_WAIT_POLICY=PASSIVE unless it is set: see the note at the import of torch), 
 faster alternative's time / fgemm's time) and its geometric mean; --json writes the numbers. --overhead instead
 measures the host cost of one call from Python (argument reading and checking, no arithmetic: M = 0).
 
-    python bench/bench_cpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--overhead]
+    python bench/bench_cpu.py [--shapes seed|FILE.json] [--json out.json] [--overhead]
 """
 
 import argparse
@@ -17,79 +17,42 @@ import datetime
 import json
 import math
 import os
-import platform
 import statistics
-import time
 import timeit
 from pathlib import Path
 
-# The sides take turns, and after each of its operations torch's OpenMP threads spin for a while before they
-# sleep, on the cores fgemm's threads are about to use: measured on a 16-core Xeon, that made fgemm's time up
-# to twice as long and erratic, while torch's own times moved by no more than its run-to-run spread (up to
-# 15%, neither way consistently) when its threads sleep at once. So they do here, unless the caller set the
-# policy (it must be set before torch starts OpenMP).
+# torch's OpenMP threads must sleep at once after each operation (fgemm.bench.cpu_timing's
+# prefer_passive_omp_wait says why); the policy is read when torch starts OpenMP, so it is set before the import.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
 
-import fgemm
+import fgemm  # noqa: E402
+from fgemm.bench import tables  # noqa: E402
+from fgemm.bench.baselines import dequantize_matmul_bf16_out  # noqa: E402
+from fgemm.bench.cpu_timing import median_ms  # noqa: E402
+from fgemm.bench.machine import cpu_model  # noqa: E402
+from fgemm.bench.operations import normal_gemm  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SHAPES = REPO.parent / "shared" / "bench" / "seed_shapes.json"
 MAX_K = 7168
 
 
-def seed_nk_pairs(path):
-    """The distinct (N, K) of every layout in the seed table, K <= 7168, in the table's order."""
-    table = json.loads(Path(path).read_text())
+def seed_nk_pairs(table_name):
+    """The distinct (N, K) of every GEMM layout in the table, K <= 7168, in the table's order."""
     pairs = []
-    for entries in table.values():
+    for entries in tables.load_table(table_name).values():
         if isinstance(entries, list):
             for entry in entries:
-                pair = (entry["n"], entry["k"])
-                if entry["k"] <= MAX_K and pair not in pairs:
+                pair = (entry.get("n"), entry.get("k"))
+                if "n" in entry and entry["k"] <= MAX_K and pair not in pairs:
                     pairs.append(pair)
     return pairs
 
 
-def median_ms(fns, runs):
-    """The median milliseconds of each of `fns` over `runs` calls, after one warm-up call each (it starts the
-    thread pools and touches the memory). The calls take turns, so that a phase of the shared machine's load
-    weighs on every side alike."""
-    times = [[] for _ in fns]
-    for fn in fns:
-        fn()
-    for _ in range(runs):
-        for fn, fn_times in zip(fns, times):
-            start = time.perf_counter()
-            fn()
-            fn_times.append(time.perf_counter() - start)
-    return [statistics.median(fn_times) * 1e3 for fn_times in times]
-
-
-def dequantize(x_fp8, scales, rows_per_scale, dtype):
-    """x_fp8 [rows, K] (K a multiple of 128) times its scales [ceil(rows / rows_per_scale), K / 128], one per
-    rows_per_scale x 128 block, in `dtype`: two passes of torch operations (the conversion, then the product)."""
-    rows, k = x_fp8.shape
-    assert k % 128 == 0, f"K = {k}: the benchmark's dequantisation takes K a multiple of 128"
-    row_scales = scales.to(dtype).repeat_interleave(rows_per_scale, dim=0)[:rows]
-    return (x_fp8.to(dtype).view(rows, k // 128, 128) * row_scales.unsqueeze(-1)).view(rows, k)
-
-
 def bench_shape(m, n, k, runs):
-    gen = torch.Generator().manual_seed(0)
-    a, sfa = fgemm.per_token_cast_to_fp8(torch.randn(m, k, generator=gen))
-    b, sfb = fgemm.per_block_cast_to_fp8(torch.randn(n, k, generator=gen))
-    d = torch.empty(m, n, dtype=torch.bfloat16)
-
-    def run_fgemm():
-        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
-
-    def run_fp32():
-        return (dequantize(a, sfa, 1, torch.float32) @ dequantize(b, sfb, 128, torch.float32).T).to(torch.bfloat16)
-
-    def run_bf16():
-        return dequantize(a, sfa, 1, torch.bfloat16) @ dequantize(b, sfb, 128, torch.bfloat16).T
+    (a, sfa), (b, sfb), d, run_fgemm = normal_gemm(m, n, k, "cpu", sfa_mn_major=False)
+    run_fp32 = dequantize_matmul_bf16_out(torch.float32)(a, sfa, b, sfb)
+    run_bf16 = dequantize_matmul_bf16_out(torch.bfloat16)(a, sfa, b, sfb)
 
     fgemm_ms, fp32_ms, bf16_ms = median_ms([run_fgemm, run_fp32, run_bf16], runs)
     row = dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fp32_ms=fp32_ms, bf16_ms=bf16_ms)
@@ -119,20 +82,10 @@ def call_overhead_us():
     return {name: min(timeit.repeat(call, number=20000, repeat=5)) / 20000 * 1e6 for name, call in calls.items()}
 
 
-def cpu_model():
-    fields = {}
-    if Path("/proc/cpuinfo").exists():
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            fields.setdefault(key.strip(), value.strip())
-    if "model name" not in fields:
-        return platform.processor() or "unknown"
-    return f"{fields['model name']} (family {fields.get('cpu family', '?')}, model {fields.get('model', '?')})"
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shapes", default=str(DEFAULT_SHAPES), help="the seed shape table (JSON)")
+    parser.add_argument("--shapes", default="seed", help="the shape table whose (N, K) are taken: built in "
+                                                         "(fgemm.bench's seed, decode) or a JSON file (default: seed)")
     parser.add_argument("--ms", default="1,64,128,1024", help="the values of M (comma-separated)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per shape and side (default: 5)")
     parser.add_argument("--json", help="also write the results to this file")

@@ -4,7 +4,7 @@ Kernel time only (the durations of the kernels a call launches, from the profile
 call, median of many calls after warm-up. Prints TFLOPS, GB/s and the ratios per shape and their geometric
 means; --json writes the numbers.
 
-    python bench/bench_gpu.py [--shapes ../shared/bench/seed_shapes.json] [--json out.json] [--jit]
+    python bench/bench_gpu.py [--shapes seed|decode|FILE.json] [--json out.json] [--jit]
 
 sfa is passed MN-major and TMA-aligned (the layout DeepGEMM requires and its figures were measured with)
 unless --sfa-layout row-major is given. Where the shape table also holds cuBLASLt's figure from the run that
@@ -20,11 +20,9 @@ fgemm and cuBLASLt are timed in rounds that alternate between them, under two fl
 """
 
 import argparse
-import functools
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,88 +32,21 @@ from pathlib import Path
 import torch
 
 import fgemm
+from fgemm.bench import tables
+from fgemm.bench.baselines import cublaslt_blockwise, cublaslt_per_expert
+from fgemm.bench.gpu_timing import L2_FLUSH_BYTES, kernel_time_us, paired_times_us, rested_flush_buffer
+from fgemm.bench.metrics import gemm_bytes
+from fgemm.bench.operations import grouped_gemm, normal_gemm, quantized_operands
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
 from gpu_reference import random_operands, reference_gemm  # noqa: E402
 
-L2_FLUSH_BYTES = 256 << 20  # the "busy" flush: comfortably more than the 50 MB of an H100's L2
-REST_FLUSH_BYTES = 8 * 10**9  # the "rested" flush: DeepGEMM's benchmark zeroes 8 GB before every call
 SFA_LAYOUT = "mn-major"  # set from --sfa-layout
 
 
-def fgemm_sfa(sfa):
-    """The activation scales as fgemm is given them: MN-major and TMA-aligned, or row-major as quantized."""
-    return fgemm.get_mn_major_tma_aligned_tensor(sfa) if SFA_LAYOUT == "mn-major" else sfa
-
-
-def is_gpu_activity(event):
-    return event.device_type == torch.autograd.DeviceType.CUDA
-
-
-@functools.cache  # one profile per flush buffer (a tensor hashes by identity), not one per measurement
-def flush_kernel_names(flush):
-    """The names of the GPU activities that zeroing `flush` launches, which separate the calls in a profile."""
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
-        flush.zero_()
-        torch.cuda.synchronize()
-    return {event.name for event in profile.events() if is_gpu_activity(event)}
-
-
-def kernel_times_us(calls, flush):
-    """Kernel time of each function of `calls`, called in that order with L2 flushed before each, in
-    microseconds: the durations of the GPU kernels it launched, summed, as the profiler records them. DeepGEMM's
-    benchmark times its kernels so; CUDA events around a call would add about 3 µs of launch and completion,
-    a quarter of the time of the shortest seed shapes."""
-    separators = flush_kernel_names(flush)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
-        for fn in calls:
-            flush.zero_()
-            fn()
-        torch.cuda.synchronize()
-    times = times_between_flushes(filter(is_gpu_activity, profile.events()), separators)
-    if len(times) != len(calls):
-        raise RuntimeError(f"the profile holds {len(times)} flushes for {len(calls)} calls")
-    return times
-
-
-def times_between_flushes(events, separators):
-    """The summed durations (µs) of the GPU activities after each flush, a flush being a run of activities
-    named in `separators` (a large one is launched as several kernels), in the order they started."""
-    times, in_flush = [], False
-    for event in sorted(events, key=lambda event: event.time_range.start):
-        if event.name in separators:
-            if not in_flush:
-                times.append(0.0)
-            in_flush = True
-        elif times:
-            times[-1] += event.time_range.elapsed_us()
-            in_flush = False
-    return times
-
-
-def kernel_time_us(fn, flush, warmup=5, repeats=40):
-    """Median kernel time of fn() in microseconds, after `warmup` calls."""
-    return statistics.median(kernel_times_us([fn] * (warmup + repeats), flush)[warmup:])
-
-
-def paired_times_us(fns, flush, rounds=4, warmup=3, repeats=15):
-    """Median kernel times of several functions measured in alternating rounds, so that a drift of the GPU's
-    clocks or temperature during the run weighs on all of them alike."""
-    calls = [fn for _ in range(rounds) for fn in fns for _ in range(warmup + repeats)]
-    times = kernel_times_us(calls, flush)
-    per_run = warmup + repeats
-    samples = [[] for _ in fns]
-    for run in range(rounds * len(fns)):
-        samples[run % len(fns)] += times[run * per_run + warmup:(run + 1) * per_run]
-    return [statistics.median(fn_times) for fn_times in samples]
-
-
-def cublaslt_blockwise(a, sfa, b, sfb):
-    """torch._scaled_mm with 1x128 activation scales (outer-dim-major) and 128x128 weight scales."""
-    scale_a = sfa.t().contiguous().t()  # [M, K/128], M contiguous
-    scale_b = sfb.t()  # [K/128, N/128]
-    return lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+def sfa_mn_major():
+    return SFA_LAYOUT == "mn-major"
 
 
 def against_cublas(run_fgemm, run_cublas, ref, flushes):
@@ -133,25 +64,17 @@ def against_cublas(run_fgemm, run_cublas, ref, flushes):
                          for name, flush in flushes.items()}
 
 
-def normal_gemm(m, n, k):
-    """Random quantized operands, a BF16 output and the call that fills it."""
-    (a, sfa), (b, sfb) = random_operands(m, n, k)
-    d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
-    sfa_in = fgemm_sfa(sfa)
-    return (a, sfa), (b, sfb), d, lambda: fgemm.fp8_gemm_nt((a, sfa_in), (b, sfb), d)
-
-
 def bench_normal(shapes, flushes):
     rows = []
     for shape in shapes:
         m, n, k = shape["m"], shape["n"], shape["k"]
-        (a, sfa), (b, sfb), d, run_fgemm = normal_gemm(m, n, k)
+        (a, sfa), (b, sfb), d, run_fgemm = normal_gemm(m, n, k, "cuda", sfa_mn_major())
         run_fgemm()
         ref = reference_gemm(a, sfa, b, sfb)
         diff = fgemm.calc_diff(d, ref)
         run_cublas = cublaslt_blockwise(a, sfa, b, sfb)
         cublas_diff, times = against_cublas(run_fgemm, run_cublas, ref, flushes)
-        bytes_moved = m * k + n * k + m * n * 2 + 4 * (m + n // 128 + 1) * math.ceil(k / 128)
+        bytes_moved = gemm_bytes(1, m, n, k)
         rows.append(result_row(f"{m:>5} {n:>6} {k:>6}", 2 * m * n * k, times, diff, shape, kind="normal", m=m, n=n,
                                k=k, fgemm_gbps=bytes_moved / times["rested"][0] / 1e3, cublaslt_calc_diff=cublas_diff))
     return rows
@@ -180,48 +103,17 @@ def result_row(label, flops, times, diff, shape, **fields):
     return row
 
 
-def grouped_operands(groups, m_per_group, n, k):
-    """Per-expert activations [G, m, K] and weights [G, N, K], quantized; scales stacked the same way."""
-    acts = [random_operands(m_per_group, n, k) for _ in range(groups)]
-    a = torch.stack([x[0][0] for x in acts])
-    sfa = torch.stack([x[0][1] for x in acts])
-    b = torch.stack([x[1][0] for x in acts])
-    sfb = torch.stack([x[1][1] for x in acts])
-    return a, sfa, b, sfb
-
-
-def grouped_gemm(kind, a, sfa, b, sfb):
-    """fgemm's call on per-expert operands [G, m, K] in the contiguous layout (m rows per expert, no padding)
-    or the masked one (every group full), the output of expert g, and cuBLASLt block-wise once per expert."""
-    groups, m, k = a.shape
-    n = b.shape[1]
-    if kind == "contiguous":
-        d = torch.empty(groups * m, n, dtype=torch.bfloat16, device="cuda")
-        m_indices = torch.arange(groups, dtype=torch.int32, device="cuda").repeat_interleave(m)
-        a_flat, sfa_flat = a.reshape(groups * m, k), fgemm_sfa(sfa.reshape(groups * m, -1))
-        run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous(  # noqa: E731
-            (a_flat, sfa_flat), (b, sfb), d, m_indices)
-        out = lambda g: d[g * m:(g + 1) * m]  # noqa: E731
-    else:
-        d = torch.empty(groups, m, n, dtype=torch.bfloat16, device="cuda")
-        masked_m = torch.full((groups,), m, dtype=torch.int32, device="cuda")
-        sfa_in = fgemm_sfa(sfa)
-        run_fgemm = lambda: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_in), (b, sfb), d, masked_m, m)  # noqa: E731
-        out = lambda g: d[g]  # noqa: E731
-    per_expert = [cublaslt_blockwise(a[g], sfa[g], b[g], sfb[g]) for g in range(groups)]
-    return run_fgemm, out, lambda: [run() for run in per_expert]
-
-
 def bench_grouped(kind, shapes, flushes):
     """Contiguous (m_per_group rows per expert, no padding) and masked (every group full) seed shapes, against
     cuBLASLt block-wise called once per expert."""
     rows = []
     for shape in shapes:
         groups, m, n, k = shape["groups"], shape["m_per_group"], shape["n"], shape["k"]
-        a, sfa, b, sfb = grouped_operands(groups, m, n, k)
-        run_fgemm, out, run_cublas = grouped_gemm(kind, a, sfa, b, sfb)
+        (a, sfa), (b, sfb) = quantized_operands(groups, m, n, k, "cuda")
+        run_fgemm, d = grouped_gemm(kind, a, sfa, b, sfb, sfa_mn_major())
+        run_cublas = cublaslt_per_expert(a, sfa, b, sfb)
         run_fgemm()
-        diff = max(fgemm.calc_diff(out(g), reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
+        diff = max(fgemm.calc_diff(d[g], reference_gemm(a[g], sfa[g], b[g], sfb[g])) for g in range(groups))
         _, times = against_cublas(run_fgemm, run_cublas, None, flushes)
         rows.append(result_row(f"{kind:>10} G={groups} m={m:>5} {n:>5} {k:>5}", 2 * groups * m * n * k, times, diff,
                                shape, kind=kind, groups=groups, m_per_group=m, n=n, k=k))
@@ -240,7 +132,7 @@ def sweep(shapes, flush):
     rows = []
     for shape in shapes:
         m, n, k = shape["m"], shape["n"], shape["k"]
-        _, _, _, run_fgemm = normal_gemm(m, n, k)
+        _, _, _, run_fgemm = normal_gemm(m, n, k, "cuda", sfa_mn_major())
         timings = {}
         for config in SWEEP_CONFIGS:
             fgemm._C._force_config(*config)
@@ -311,7 +203,8 @@ def host_overhead_us(calls=200):
 def main():
     global SFA_LAYOUT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", default=str(REPO.parent / "shared" / "bench" / "seed_shapes.json"))
+    parser.add_argument("--shapes", default="seed", help="a built-in shape table of fgemm.bench (seed, decode) or a "
+                                                         "JSON file of the same form (default: %(default)s)")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--jit", action="store_true", help="also time a cold JIT compile and the host overhead")
     parser.add_argument("--normal-only", action="store_true", help="skip the grouped (MoE) shapes")
@@ -321,11 +214,10 @@ def main():
     args = parser.parse_args()
     SFA_LAYOUT = args.sfa_layout
 
-    table = json.loads(Path(args.shapes).read_text())
+    table = tables.load_table(args.shapes)
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    # On a GPU with less memory than an H100, as much of the 8 GB as leaves room for the largest shape.
-    rest_bytes = min(REST_FLUSH_BYTES, torch.cuda.mem_get_info()[0] // 2)
-    flushes = dict(rested=torch.empty(rest_bytes, dtype=torch.uint8, device="cuda"), busy=flush)
+    flushes = dict(rested=rested_flush_buffer(), busy=flush)
+    rest_bytes = flushes["rested"].numel()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}, "
           f"sfa {SFA_LAYOUT}, rested flush {rest_bytes / 1e9:.1f} GB")
     rows = bench_normal(table["normal"], flushes)

@@ -8,7 +8,7 @@ same bytes, and the time of the torch-op chain (its kernels' durations, summed).
 per_token_cast_to_fp8 with row-major and with MN-major scales, per_block_cast_to_fp8 (M as N), and
 get_mn_major_tma_aligned_tensor of the per-token scales.
 
-    python bench/bench_quant.py [--json out.json]
+    python bench/bench_quant.py [--shapes quantize|FILE.json] [--json out.json]
 """
 
 import argparse
@@ -20,34 +20,15 @@ from pathlib import Path
 import torch
 
 import fgemm
+from fgemm.bench import tables
+from fgemm.bench.baselines import torch_per_block
+from fgemm.bench.gpu_timing import L2_FLUSH_BYTES, kernel_time_us
+from fgemm.bench.metrics import quantize_bytes
+from fgemm.bench.peaks import gpu_copy_gbps
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
-from bench_gpu import L2_FLUSH_BYTES, kernel_time_us  # noqa: E402  (the GEMM benchmark's timing)
 from quantize_reference import assert_same_codes, assert_same_scales, deepgemm_per_token  # noqa: E402
-
-COPY_BYTES = 1 << 30
-ROWS = (1, 64, 4096, 32768)
-COLS = (2048, 7168)
-
-
-def copy_bandwidth_gbps(flush, bytes_moved=2 * COPY_BYTES):
-    """Bytes read and written per second by a torch copy moving `bytes_moved` bytes in all (half read, half
-    written). Of a 1 GiB tensor: the device's practical bound; of a kernel's own bytes: what a copy of that
-    size reaches, launch and ramp-up included."""
-    src = torch.empty(max(bytes_moved // 2, 1), dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    return 2 * src.numel() / kernel_time_us(lambda: dst.copy_(src), flush, warmup=3, repeats=50) / 1e3
-
-
-def torch_per_block(w):
-    """The torch-op chain per_block_cast_to_fp8 replaces (fgemm's previous implementation)."""
-    n, k = w.shape
-    padded = torch.nn.functional.pad(w.float(), (0, -k % 128, 0, -n % 128))
-    blocks = padded.unflatten(-1, (-1, 128)).unflatten(-3, (-1, 128))
-    amax = blocks.abs().amax(dim=(-3, -1), keepdim=True).clamp(min=1e-4)
-    codes = (blocks * (448.0 / amax)).to(torch.float8_e4m3fn).flatten(-2).flatten(-3, -2)[:n, :k].contiguous()
-    return codes, (amax / 448.0).squeeze(-1).squeeze(-2)
 
 
 def torch_mn_major(sf):
@@ -80,7 +61,7 @@ def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
     kernel_us = kernel_time_us(kernel, flush, warmup=10, repeats=100)
     chain_us = kernel_time_us(chain, flush, warmup=10, repeats=100)
     gbps = bytes_moved / kernel_us / 1e3
-    same_size_copy_gbps = copy_bandwidth_gbps(flush, bytes_moved)
+    same_size_copy_gbps = gpu_copy_gbps(flush, bytes_moved)
     same = same_bits(kernel(), chain())
     row = dict(kernel=name, m=m, k=k, bytes=bytes_moved, kernel_us=kernel_us, kernel_gbps=gbps,
                fraction_of_copy=gbps / copy_gbps, fraction_of_same_size_copy=gbps / same_size_copy_gbps,
@@ -93,30 +74,36 @@ def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", default="quantize",
+                        help="the M x K shapes: a built-in table of fgemm.bench or a JSON file with a 'quantize' "
+                             "section (default: %(default)s)")
     parser.add_argument("--json", help="write the results to this file")
     args = parser.parse_args()
+    shapes = tables.section_entries(tables.load_table(args.shapes), "per_token", "fp8", args.shapes)
+    if not shapes:
+        parser.error(f"--shapes {args.shapes}: the table has no 'quantize' section")
 
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    copy_gbps = copy_bandwidth_gbps(flush)
+    copy_gbps = gpu_copy_gbps(flush)
     print(f"{torch.cuda.get_device_name()}: copy bandwidth {copy_gbps:.0f} GB/s (read + write)")
     rows = []
-    for m in ROWS:
-        for k in COLS:
-            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-            kb = math.ceil(k / 128)
-            token_bytes = m * k * 3 + m * kb * 4
-            rows.append(measure("per_token", m, k, token_bytes, lambda: fgemm.per_token_cast_to_fp8(x),
-                                lambda: deepgemm_per_token(x), copy_gbps, flush))
-            rows.append(measure("per_token_mn_major", m, k, token_bytes,
-                                lambda: fgemm.per_token_cast_to_fp8(x, mn_major_scales=True),
-                                lambda: torch_per_token_mn_major(x), copy_gbps, flush))
-            block_bytes = m * k * 3 + math.ceil(m / 128) * kb * 4
-            rows.append(measure("per_block", m, k, block_bytes, lambda: fgemm.per_block_cast_to_fp8(x),
-                                lambda: torch_per_block(x), copy_gbps, flush))
-            sf = torch.rand(m, kb, device="cuda")
-            rows.append(measure("mn_major_scales", m, k, 2 * m * kb * 4,
-                                lambda: fgemm.get_mn_major_tma_aligned_tensor(sf), lambda: torch_mn_major(sf),
-                                copy_gbps, flush))
+    for shape in shapes:
+        m, k = shape["m"], shape["k"]
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        kb = math.ceil(k / 128)
+        token_bytes = quantize_bytes(m, k, rows_per_scale=1)
+        rows.append(measure("per_token", m, k, token_bytes, lambda: fgemm.per_token_cast_to_fp8(x),
+                            lambda: deepgemm_per_token(x), copy_gbps, flush))
+        rows.append(measure("per_token_mn_major", m, k, token_bytes,
+                            lambda: fgemm.per_token_cast_to_fp8(x, mn_major_scales=True),
+                            lambda: torch_per_token_mn_major(x), copy_gbps, flush))
+        block_bytes = quantize_bytes(m, k, rows_per_scale=128)
+        rows.append(measure("per_block", m, k, block_bytes, lambda: fgemm.per_block_cast_to_fp8(x),
+                            lambda: torch_per_block(x), copy_gbps, flush))
+        sf = torch.rand(m, kb, device="cuda")
+        rows.append(measure("mn_major_scales", m, k, 2 * m * kb * 4,
+                            lambda: fgemm.get_mn_major_tma_aligned_tensor(sf), lambda: torch_mn_major(sf),
+                            copy_gbps, flush))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(device=torch.cuda.get_device_name(), copy_gbps=copy_gbps,
                                                    rows=rows), indent=1))

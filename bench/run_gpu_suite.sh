@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# On a machine with a Hopper GPU: build and install fgemm, run the GPU tests, then the benchmarks.
-# Logs and the benchmark's JSON go to $OUT (default: ./gpu-suite-out). Extra arguments go to the benchmark.
+# On a machine with a Hopper GPU: build and install fgemm, run the GPU tests, then the benchmarks and the report
+# (python -m fgemm.bench: report-cuda.json and .html). Logs, the benchmarks' JSON and the report go to $OUT
+# (default: ./gpu-suite-out). Extra arguments go to bench_gpu.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-suite-out}
@@ -19,4 +20,6 @@ echo "== benchmark"
 python3 bench/bench_gpu.py --json "$OUT/bench.json" "$@" 2>&1 | tee "$OUT/bench.log"
 echo "== quantization benchmark"
 python3 bench/bench_quant.py --json "$OUT/bench_quant.json" 2>&1 | tee "$OUT/bench_quant.log"
+echo "== report"
+python3 -m fgemm.bench --device cuda --out "$OUT" 2>&1 | tee "$OUT/report.log"
 exit "$tests_status"

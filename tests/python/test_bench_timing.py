@@ -1,11 +1,8 @@
 """The GPU benchmark's split of a profile into calls: every speed figure in docs/PERFORMANCE.md rests on it."""
 
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from bench_gpu import times_between_flushes  # noqa: E402
+from fgemm.bench.gpu_timing import times_between_flushes
 
 
 def activity(name, start, duration):

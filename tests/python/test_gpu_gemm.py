@@ -1,22 +1,19 @@
 """fp8_gemm_nt on a Hopper GPU: correctness against FP64 references on the seed shapes and random shapes."""
 
-import json
 import random
 import threading
-from pathlib import Path
 
 import pytest
 import torch
 
 import fgemm
+from fgemm.bench.tables import load_table
 from gpu_reference import MAX_DIFF, random_operands, reference_gemm
 from memcheck import assert_memcheck_clean
 
 pytestmark = pytest.mark.gpu
 
-REPO = Path(__file__).resolve().parents[2]
-SEED_SHAPES = REPO.parent / "shared" / "bench" / "seed_shapes.json"
-# The 18 normal shapes of the seed table, kept here too so that the tests run without it.
+# The 18 normal shapes of the seed table (fgemm.bench's built-in "seed"), written out as the tests' parameters.
 NORMAL_SEED_SHAPES = [
     (m, n, k)
     for m in (64, 128, 4096)
@@ -62,9 +59,7 @@ def run_and_check(m, n, k, out_dtype=torch.bfloat16, with_c=False, pad_cols=0, p
 
 
 def test_seed_table_lists_the_shapes_tested_here():
-    if not SEED_SHAPES.exists():
-        pytest.skip(f"{SEED_SHAPES} not present")
-    table = json.loads(SEED_SHAPES.read_text())["normal"]
+    table = load_table("seed")["normal"]
     assert sorted((s["m"], s["n"], s["k"]) for s in table) == sorted(NORMAL_SEED_SHAPES)
 
 
