@@ -7,14 +7,8 @@ argument.
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from ._C import (
-    fp8_gemm_nt,
-    get_m_alignment_for_contiguous_layout,
-    get_num_sms,
-    m_grouped_fp8_gemm_nt_contiguous,
-    m_grouped_fp8_gemm_nt_masked,
-    set_num_sms,
-)
+from ._C import get_m_alignment_for_contiguous_layout, get_num_sms, set_num_sms
+from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
 from .layout import (
     ceil_div,
