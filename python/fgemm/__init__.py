@@ -17,8 +17,10 @@ from .layout import (
     get_tma_aligned_size,
     transform_sf_into_required_layout,
 )
+from .matmul import auto_precision, matmul
 from .numeric import calc_diff
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
+from .support import is_supported
 
 _add_nvrtc_wheel_dirs()
 
@@ -53,4 +55,8 @@ __all__ = [
     "calc_diff",
     "per_token_cast_to_fp8",
     "per_block_cast_to_fp8",
+    # fgemm's own, beyond DeepGEMM's names.
+    "matmul",
+    "auto_precision",
+    "is_supported",
 ]
