@@ -7,12 +7,12 @@ argument.
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from ._C import get_m_alignment_for_contiguous_layout, get_num_sms, set_num_sms
 from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
 from .layout import (
     ceil_div,
     get_col_major_tma_aligned_tensor,
+    get_m_alignment_for_contiguous_layout,
     get_mn_major_tma_aligned_tensor,
     get_tma_aligned_size,
     transform_sf_into_required_layout,
@@ -20,6 +20,7 @@ from .layout import (
 from .matmul import auto_precision, matmul
 from .numeric import calc_diff
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
+from .settings import get_num_sms, set_num_sms
 from .support import is_supported
 
 _add_nvrtc_wheel_dirs()

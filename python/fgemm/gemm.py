@@ -15,6 +15,7 @@ from .eager import increment_version, runs_eagerly
 TensorPair = Tuple[torch.Tensor, torch.Tensor]
 
 _OPTIONS_DOC = """
+
     DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128)
     (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels
     on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales).

@@ -4,9 +4,14 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import _ops
+from . import _C, _ops
 from ._buffers import ceil_div, get_tma_aligned_size
 from .eager import runs_eagerly
+
+
+def get_m_alignment_for_contiguous_layout() -> int:
+    """Each group's rows in the m-grouped contiguous layout start at a multiple of this (128)."""
+    return _C.get_m_alignment_for_contiguous_layout()
 
 
 def _is_mn_major_tma_aligned(sf: torch.Tensor, aligned_m: int) -> bool:
