@@ -5,7 +5,6 @@ package: fgemm, fgemm.deep_gemm and the torch.ops.fgemm ops. With --check, write
     python tools/generate_api_docs.py [--check]
 """
 
-import argparse
 import inspect
 import pathlib
 import sys
@@ -15,6 +14,7 @@ import torch
 import fgemm
 import fgemm.deep_gemm
 import fgemm.quantize
+from generated_file import write_or_check
 
 API_MD = pathlib.Path(__file__).resolve().parents[1] / "docs" / "API.md"
 
@@ -80,17 +80,7 @@ def api_reference() -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only check that docs/API.md is up to date")
-    args = parser.parse_args(argv)
-    text = api_reference()
-    if args.check:
-        if not API_MD.exists() or API_MD.read_text() != text:
-            print(f"docs/{API_MD.name} is out of date: run python tools/generate_api_docs.py", file=sys.stderr)
-            return 1
-        return 0
-    API_MD.write_text(text)
-    return 0
+    return write_or_check(API_MD, api_reference(), __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,12 @@ would write (CI runs this through tests/python/test_generated_files.py).
     python tools/generate_stubs.py [--check]
 """
 
-import argparse
 import pathlib
 import subprocess
 import sys
 import tempfile
+
+from generated_file import write_or_check
 
 STUB = pathlib.Path(__file__).resolve().parents[1] / "python" / "fgemm" / "_C.pyi"
 
@@ -24,17 +25,7 @@ def generated_stub() -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only check that the stub is up to date")
-    args = parser.parse_args(argv)
-    stub = generated_stub()
-    if args.check:
-        if not STUB.exists() or STUB.read_text() != stub:
-            print(f"{STUB.name} is out of date: run python tools/generate_stubs.py", file=sys.stderr)
-            return 1
-        return 0
-    STUB.write_text(stub)
-    return 0
+    return write_or_check(STUB, generated_stub(), __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 CUDA tensors run on a Hopper GPU on the current torch stream; CPU tensors run the CPU backend. Every argument
 is checked: a wrong dtype, shape, stride, device or alignment raises ValueError or TypeError naming the
-argument.
+argument. The operations are also torch.ops.fgemm custom ops (torch.compile, FakeTensor and meta tensors work);
+fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm stands in for DeepGEMM.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version

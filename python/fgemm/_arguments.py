@@ -61,3 +61,11 @@ def deepgemm_options(op: str, recipe, recipe_a, recipe_b, compiled_dims, disable
         _fail(TypeError, op, "compiled_dims", f"expected a str, got {type(compiled_dims).__name__}")
     if not isinstance(disable_ue8m0_cast, bool):
         _fail(TypeError, op, "disable_ue8m0_cast", f"expected a bool, got {type(disable_ue8m0_cast).__name__}")
+
+
+def gemm_operands(op: str, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast):
+    """(a, sfa, b, sfb, d) of a GEMM, checked in the extension's order: DeepGEMM's options, then a, b and d."""
+    deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    a, sfa = tensor_pair(a, op, "a", "sfa")
+    b, sfb = tensor_pair(b, op, "b", "sfb")
+    return a, sfa, b, sfb, tensor(d, op, "d")

@@ -44,10 +44,8 @@ def fp8_gemm_nt(a: TensorPair, b: TensorPair, d: torch.Tensor, c: Optional[torch
         increment_version(d)
         return
     op = "fp8_gemm_nt"
-    _arguments.deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
-    a, sfa = _arguments.tensor_pair(a, op, "a", "sfa")
-    b, sfb = _arguments.tensor_pair(b, op, "b", "sfb")
-    _ops.fp8_gemm_nt(a, sfa, b, sfb, _arguments.tensor(d, op, "d"), _arguments.optional_tensor(c, op, "c"))
+    operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    _ops.fp8_gemm_nt(*operands, _arguments.optional_tensor(c, op, "c"))
 
 
 @_with_options_doc
@@ -67,11 +65,8 @@ def m_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
         increment_version(d)
         return
     op = "m_grouped_fp8_gemm_nt_contiguous"
-    _arguments.deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
-    a, sfa = _arguments.tensor_pair(a, op, "a", "sfa")
-    b, sfb = _arguments.tensor_pair(b, op, "b", "sfb")
-    _ops.m_grouped_fp8_gemm_nt_contiguous(a, sfa, b, sfb, _arguments.tensor(d, op, "d"),
-                                          _arguments.tensor(m_indices, op, "m_indices"))
+    operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    _ops.m_grouped_fp8_gemm_nt_contiguous(*operands, _arguments.tensor(m_indices, op, "m_indices"))
 
 
 @_with_options_doc
@@ -92,9 +87,6 @@ def m_grouped_fp8_gemm_nt_masked(a: TensorPair, b: TensorPair, d: torch.Tensor, 
         increment_version(d)
         return
     op = "m_grouped_fp8_gemm_nt_masked"
-    _arguments.deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
-    a, sfa = _arguments.tensor_pair(a, op, "a", "sfa")
-    b, sfb = _arguments.tensor_pair(b, op, "b", "sfb")
-    _ops.m_grouped_fp8_gemm_nt_masked(a, sfa, b, sfb, _arguments.tensor(d, op, "d"),
-                                      _arguments.tensor(masked_m, op, "masked_m"),
+    operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    _ops.m_grouped_fp8_gemm_nt_masked(*operands, _arguments.tensor(masked_m, op, "masked_m"),
                                       _arguments.int_argument(expected_m, op, "expected_m"))
