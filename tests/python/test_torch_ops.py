@@ -131,6 +131,47 @@ def test_pairs_and_expected_m_are_checked_when_traced():
         fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, [3, 5], 4)
 
 
+# ---- which calls go through the dispatcher ---------------------------------------------------------------
+
+class RecordOps(torch.utils._python_dispatch.TorchDispatchMode):
+    """Records the ops that reach the dispatcher while it is active."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def test_an_active_dispatch_mode_sees_the_fgemm_ops():
+    a, sfa, b, sfb, d = normal_operands()
+    x = torch.randn(M, K)
+    with RecordOps() as mode:
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d)
+        fgemm.per_token_cast_to_fp8(x)
+        fgemm.per_block_cast_to_fp8(x)
+        fgemm.get_mn_major_tma_aligned_tensor(torch.rand(M, 3))
+    for op in ("fp8_gemm_nt", "per_token_cast_to_fp8", "per_block_cast_to_fp8", "to_mn_major_tma_aligned"):
+        assert f"fgemm.{op}.default" in mode.ops
+    expected = torch.zeros_like(d)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), expected)
+    assert torch.equal(d, expected)  # the op computed what the direct call does
+
+
+def test_only_plain_eager_tensors_skip_the_dispatcher():
+    from fgemm.eager import runs_eagerly
+    x = torch.zeros(2)
+    assert runs_eagerly(x) and runs_eagerly(torch.nn.Parameter(x)) and runs_eagerly("not a tensor")
+    assert not runs_eagerly(x.to("meta"))
+    with FakeTensorMode() as mode:
+        fake = mode.from_tensor(x)
+    assert not runs_eagerly(fake)  # a tensor subclass, even outside its mode
+    with RecordOps():
+        assert not runs_eagerly(x)
+
+
 # ---- the version counter of d ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("requires_grad", [False, True])
@@ -162,8 +203,10 @@ def test_a_write_into_a_saved_d_is_detected_by_autograd():
 # ---- torch.compile --------------------------------------------------------------------------------------
 
 def quantize_and_multiply(x, w):
-    """What a linear layer with fgemm does: quantize both operands, then one GEMM into a new d."""
-    a = fgemm.per_token_cast_to_fp8(x, mn_major_scales=True)
+    """What a linear layer with fgemm does: quantize both operands (the activation scales made MN-major), then
+    one GEMM into a new d."""
+    x_fp8, x_scales = fgemm.per_token_cast_to_fp8(x)
+    a = (x_fp8, fgemm.get_mn_major_tma_aligned_tensor(x_scales))
     b = fgemm.per_block_cast_to_fp8(w)
     d = torch.empty(x.shape[0], w.shape[0], dtype=torch.bfloat16, device=x.device)
     fgemm.fp8_gemm_nt(a, b, d)
