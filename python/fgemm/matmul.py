@@ -26,7 +26,8 @@ _K_MULTIPLE = 16
 # The output of one GEMM is BF16 or FP32: BF16 when asked for, FP32 (then converted) for everything else.
 _GEMM_OUT_DTYPES = (torch.bfloat16, torch.float32)
 
-Matrix = Union[torch.Tensor, "np.ndarray"]
+# The annotation names NumPy's array where NumPy is installed (the forward reference is for type checkers).
+Matrix = Union[torch.Tensor, np.ndarray if np is not None else "numpy.ndarray"]
 
 
 def auto_precision(device=None) -> str:
