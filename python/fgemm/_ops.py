@@ -91,6 +91,20 @@ def copy_to_mn_major(sf: Tensor) -> Tensor:
     return aligned
 
 
+def _register_constant_outputs(op, num_inputs: int) -> None:
+    """Quantization and the layout copy have no derivative worth the name: the op's outputs are constants to
+    autograd, as the tensors an eager call allocates and fills are, so that a compiled training step whose
+    activations require grad traces through the op."""
+
+    def setup_context(ctx, inputs, output):
+        ctx.mark_non_differentiable(*(output if isinstance(output, tuple) else (output,)))
+
+    def backward(ctx, *output_grads):  # never called, the outputs being non-differentiable
+        return (None,) * num_inputs
+
+    op.register_autograd(backward, setup_context=setup_context)
+
+
 @torch.library.custom_op("fgemm::per_token_cast_to_fp8", mutates_args=())
 def per_token_cast_to_fp8(x: Tensor, use_ue8m0: bool, mn_major_scales: bool) -> Tuple[Tensor, Tensor]:
     return quantize_per_token(x, use_ue8m0, mn_major_scales)
@@ -119,3 +133,8 @@ def to_mn_major_tma_aligned(sf: Tensor) -> Tensor:
 @to_mn_major_tma_aligned.register_fake
 def _(sf):
     return empty_mn_major_scales(tuple(sf.shape[:-2]), sf.shape[-2], sf.shape[-1], sf.device)
+
+
+_register_constant_outputs(per_token_cast_to_fp8, num_inputs=3)
+_register_constant_outputs(per_block_cast_to_fp8, num_inputs=2)
+_register_constant_outputs(to_mn_major_tma_aligned, num_inputs=1)

@@ -222,6 +222,23 @@ def test_compiled_quantize_and_gemm_is_bit_identical_to_eager():
     assert torch.equal(compiled(x2, w), quantize_and_multiply(x2, w))
 
 
+def test_quantized_activations_are_constants_to_autograd_eager_and_compiled():
+    x = torch.randn(M, K, generator=gen(), requires_grad=True)
+    w = torch.randn(M, K, generator=gen())
+
+    def loss(x, w):  # the quantized copy is a constant; the gradient flows through x * w alone
+        x_fp8, x_scales = fgemm.per_token_cast_to_fp8(x)
+        w_fp8, w_scales = fgemm.per_block_cast_to_fp8(x)
+        assert not (x_fp8.requires_grad or x_scales.requires_grad or w_fp8.requires_grad or w_scales.requires_grad)
+        return x_scales.sum() + w_scales.sum() + (x * w).sum()
+
+    torch._dynamo.reset()
+    for function in (loss, torch.compile(loss, fullgraph=True)):
+        x.grad = None
+        function(x, w).backward()
+        assert torch.equal(x.grad, w)
+
+
 def test_compiled_grouped_gemms_write_d_as_eager():
     torch._dynamo.reset()
 
