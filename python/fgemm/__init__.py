@@ -2,29 +2,27 @@
 
 CUDA tensors run on a Hopper GPU on the current torch stream; CPU tensors run the CPU backend. Every argument
 is checked: a wrong dtype, shape, stride, device or alignment raises ValueError or TypeError naming the
-argument.
+argument. The operations are also torch.ops.fgemm custom ops (torch.compile, FakeTensor and meta tensors work);
+fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm stands in for DeepGEMM.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from ._C import (
-    fp8_gemm_nt,
-    get_m_alignment_for_contiguous_layout,
-    get_num_sms,
-    m_grouped_fp8_gemm_nt_contiguous,
-    m_grouped_fp8_gemm_nt_masked,
-    set_num_sms,
-)
+from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
 from .layout import (
     ceil_div,
     get_col_major_tma_aligned_tensor,
+    get_m_alignment_for_contiguous_layout,
     get_mn_major_tma_aligned_tensor,
     get_tma_aligned_size,
     transform_sf_into_required_layout,
 )
+from .matmul import auto_precision, matmul
 from .numeric import calc_diff
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
+from .settings import get_num_sms, set_num_sms
+from .support import is_supported
 
 _add_nvrtc_wheel_dirs()
 
@@ -59,4 +57,8 @@ __all__ = [
     "calc_diff",
     "per_token_cast_to_fp8",
     "per_block_cast_to_fp8",
+    # fgemm's own, beyond DeepGEMM's names.
+    "matmul",
+    "auto_precision",
+    "is_supported",
 ]

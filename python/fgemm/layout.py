@@ -1,38 +1,23 @@
 """Sizes and layouts the kernels expect: TMA alignment and the MN-major layout of the activation scales."""
 
+from typing import Optional, Sequence
+
 import torch
 
-from . import _C
-
-# TMA (the GPU's tensor memory accelerator) needs every stride but the innermost to be a multiple of 16 bytes.
-_TMA_ALIGNMENT_BYTES = 16
-
-
-def ceil_div(x: int, y: int) -> int:
-    """x / y rounded up, for non-negative x and positive y."""
-    return (x + y - 1) // y
+from . import _C, _ops
+from ._buffers import ceil_div, get_tma_aligned_size
+from .eager import runs_eagerly
 
 
-def get_tma_aligned_size(x: int, element_size: int) -> int:
-    """x rounded up so that x elements of element_size bytes span a multiple of 16 bytes."""
-    if element_size <= 0 or _TMA_ALIGNMENT_BYTES % element_size != 0:
-        raise ValueError(f"fgemm.get_tma_aligned_size: argument 'element_size' must divide 16, got {element_size}")
-    alignment = _TMA_ALIGNMENT_BYTES // element_size
-    return ceil_div(x, alignment) * alignment
+def get_m_alignment_for_contiguous_layout() -> int:
+    """Each group's rows in the m-grouped contiguous layout start at a multiple of this (128)."""
+    return _C.get_m_alignment_for_contiguous_layout()
 
 
 def _is_mn_major_tma_aligned(sf: torch.Tensor, aligned_m: int) -> bool:
     m, k_blocks = sf.shape[-2:]
     strides = (1, aligned_m) if sf.dim() == 2 else (aligned_m * k_blocks, 1, aligned_m)
     return sf.stride() == strides
-
-
-def empty_mn_major_scales(lead: tuple, m: int, k_blocks: int, device) -> torch.Tensor:
-    """An uninitialised float32 tensor [*lead, m, k_blocks] (lead: () or (G,)) in the MN-major, TMA-aligned
-    layout; the padding rows of each column lie outside the view."""
-    aligned_m = get_tma_aligned_size(m, 4)
-    storage = torch.empty((*lead, k_blocks, aligned_m), dtype=torch.float32, device=device)
-    return storage.transpose(-1, -2)[..., :m, :]
 
 
 def get_mn_major_tma_aligned_tensor(sf: torch.Tensor) -> torch.Tensor:
@@ -52,12 +37,11 @@ def get_mn_major_tma_aligned_tensor(sf: torch.Tensor) -> torch.Tensor:
     if sf.dim() not in (2, 3):
         raise ValueError(f"fgemm.get_mn_major_tma_aligned_tensor: argument 'sf' expected shape [M, KB] or "
                          f"[G, M, KB], got {list(sf.shape)}")
-    m, k_blocks = sf.shape[-2:]
-    if _is_mn_major_tma_aligned(sf, get_tma_aligned_size(m, sf.element_size())):
+    if _is_mn_major_tma_aligned(sf, get_tma_aligned_size(sf.shape[-2], sf.element_size())):
         return sf
-    aligned = empty_mn_major_scales(tuple(sf.shape[:-2]), m, k_blocks, sf.device)
-    _C.copy_scales(sf, aligned)
-    return aligned
+    if runs_eagerly(sf):
+        return _ops.copy_to_mn_major(sf)
+    return _ops.to_mn_major_tma_aligned(sf)
 
 
 # DeepGEMM's earlier name for the same layout.
@@ -82,7 +66,8 @@ def _granularity(recipe, is_sfa, fn: str) -> tuple:
     raise ValueError(f"{fn}: argument 'recipe' expected (MN of A, MN of B, K) or (MN, K), got {recipe!r}")
 
 
-def transform_sf_into_required_layout(sf: torch.Tensor, mn: int, k: int, recipe, num_groups=None, is_sfa=None,
+def transform_sf_into_required_layout(sf: torch.Tensor, mn: int, k: int, recipe: Sequence[int],
+                                      num_groups: Optional[int] = None, is_sfa: Optional[bool] = None,
                                       disable_ue8m0_cast: bool = False) -> torch.Tensor:
     """DeepGEMM's preparation of float32 scales for its GEMMs, for the recipe fgemm implements: per-token
     scales of A (1 x 128: recipe (1, 128, 128) with is_sfa=True, or (1, 128)) come back MN-major and

@@ -8,12 +8,13 @@ CPU tensors by the CPU backend, with the same bits. The exact arithmetic, and wh
 is documented in include/fgemm/quantize.hpp.
 """
 
+from typing import Tuple
+
 import torch
 
-from . import _C
-from .layout import ceil_div, empty_mn_major_scales
-
-_BLOCK = 128
+from . import _ops
+from ._buffers import BLOCK as _BLOCK
+from .eager import runs_eagerly
 # The input dtypes the kernels read; other floating-point inputs are converted to float32 first (exactly, for
 # float16, at the cost of one more pass over the input).
 _KERNEL_DTYPES = (torch.bfloat16, torch.float32)
@@ -46,7 +47,7 @@ def _kernel_input(x: torch.Tensor) -> torch.Tensor:
 
 
 def per_token_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int = 128, *,
-                          mn_major_scales: bool = False):
+                          mn_major_scales: bool = False) -> Tuple[torch.Tensor, torch.Tensor]:
     """x [M, K] (or [G, M, K]), any float dtype and layout -> (x_fp8 [M, K] float8_e4m3fn, contiguous;
     sfa [M, ceil(K/128)] float32), with x ~= x_fp8 * sfa repeated over each 1x128 block.
 
@@ -61,18 +62,13 @@ def per_token_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int 
     _check_gran_k(gran_k, op)
     _check_flag(mn_major_scales, "mn_major_scales", op)
     x = _kernel_input(x)
-    *lead, m, k = x.shape
-    k_blocks = ceil_div(k, _BLOCK)
-    x_fp8 = torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
-    if mn_major_scales:
-        sf = empty_mn_major_scales(tuple(lead), m, k_blocks, x.device)
-    else:
-        sf = torch.empty((*lead, m, k_blocks), dtype=torch.float32, device=x.device)
-    _C.per_token_cast_to_fp8(x, x_fp8, sf, use_ue8m0)
-    return x_fp8, sf
+    if runs_eagerly(x):
+        return _ops.quantize_per_token(x, use_ue8m0, mn_major_scales)
+    return _ops.per_token_cast_to_fp8(x, use_ue8m0, mn_major_scales)
 
 
-def per_block_cast_to_fp8(w: torch.Tensor, use_ue8m0: bool = False, gran_k: int = 128):
+def per_block_cast_to_fp8(w: torch.Tensor, use_ue8m0: bool = False,
+                          gran_k: int = 128) -> Tuple[torch.Tensor, torch.Tensor]:
     """w [N, K] (or [G, N, K]), any float dtype and layout -> (w_fp8 [N, K] float8_e4m3fn,
     sfb [ceil(N/128), ceil(K/128)] float32), both contiguous, with w ~= w_fp8 * sfb repeated over each 128x128
     block.
@@ -84,11 +80,9 @@ def per_block_cast_to_fp8(w: torch.Tensor, use_ue8m0: bool = False, gran_k: int 
     _check_flag(use_ue8m0, "use_ue8m0", op)
     _check_gran_k(gran_k, op)
     w = _kernel_input(w)
-    *lead, n, k = w.shape
-    w_fp8 = torch.empty(w.shape, dtype=torch.float8_e4m3fn, device=w.device)
-    sf = torch.empty((*lead, ceil_div(n, _BLOCK), ceil_div(k, _BLOCK)), dtype=torch.float32, device=w.device)
-    _C.per_block_cast_to_fp8(w, w_fp8, sf, use_ue8m0)
-    return w_fp8, sf
+    if runs_eagerly(w):
+        return _ops.quantize_per_block(w, use_ue8m0)
+    return _ops.per_block_cast_to_fp8(w, use_ue8m0)
 
 
 def _pad_last_dims(x: torch.Tensor, rows_multiple: int) -> torch.Tensor:
@@ -101,7 +95,7 @@ def _pad_last_dims(x: torch.Tensor, rows_multiple: int) -> torch.Tensor:
     return torch.nn.functional.pad(x, (0, pad_cols, 0, pad_rows))
 
 
-def per_token_dequantize(x_fp8: torch.Tensor, sf: torch.Tensor, dtype=torch.float32) -> torch.Tensor:
+def per_token_dequantize(x_fp8: torch.Tensor, sf: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The inverse of per_token_cast_to_fp8: x_fp8 [..., M, K] times its 1x128 scales sf [..., M, ceil(K/128)]
     (any strides), in `dtype`."""
     k = x_fp8.shape[-1]
@@ -109,7 +103,7 @@ def per_token_dequantize(x_fp8: torch.Tensor, sf: torch.Tensor, dtype=torch.floa
     return (blocks * sf.to(dtype).unsqueeze(-1)).flatten(-2)[..., :k]
 
 
-def per_block_dequantize(w_fp8: torch.Tensor, sf: torch.Tensor, dtype=torch.float32) -> torch.Tensor:
+def per_block_dequantize(w_fp8: torch.Tensor, sf: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The inverse of per_block_cast_to_fp8: w_fp8 [..., N, K] times its 128x128 scales
     sf [..., ceil(N/128), ceil(K/128)], in `dtype`."""
     n, k = w_fp8.shape[-2:]

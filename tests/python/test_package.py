@@ -14,8 +14,11 @@ DEEPGEMM_NAMES = [
 ]
 
 
-def test_deepgemm_names_are_exported():
-    assert sorted(fgemm.__all__) == sorted(DEEPGEMM_NAMES)
+FGEMM_NAMES = ["matmul", "auto_precision", "is_supported"]
+
+
+def test_deepgemm_names_and_fgemms_own_are_exported():
+    assert sorted(fgemm.__all__) == sorted(DEEPGEMM_NAMES + FGEMM_NAMES)
     for name in DEEPGEMM_NAMES:
         assert callable(getattr(fgemm, name)), name
 

@@ -1,0 +1,65 @@
+def per_token_cast_to_fp8(x: object | None, x_fp8: object | None, sf: object | None, use_ue8m0: bool) -> None:
+    """
+    Quantizes x [M, K] (or [G, M, K]), bfloat16 or float32, into x_fp8 (float8_e4m3fn, the shape of x) and sf (float32 [M, ceil(K/128)], any strides): one scale per 1 x 128 block.
+    """
+
+def per_block_cast_to_fp8(w: object | None, w_fp8: object | None, sf: object | None, use_ue8m0: bool) -> None:
+    """
+    Quantizes w [N, K] (or [G, N, K]), bfloat16 or float32, into w_fp8 (float8_e4m3fn, the shape of w) and sf (float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.
+    """
+
+def copy_scales(sf: object | None, out: object | None) -> None:
+    """
+    Copies float32 scales sf [M, KB] (or [G, M, KB]) into out, of the same shape and any layout.
+    """
+
+def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
+    """
+    D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, sfa [M, ceil(K/128)] and sfb [ceil(N/128), ceil(K/128)] float32, d [M, N] bfloat16 or float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream.
+
+    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    """
+
+def m_grouped_fp8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, m_indices: object | None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
+    """
+    Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a padding row whose row of d is left as it was.
+
+    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    """
+
+def m_grouped_fp8_gemm_nt_masked(a: object | None, b: object | None, d: object | None, masked_m: object | None, expected_m: object | None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
+    """
+    Grouped GEMM, masked layout: a [G, M_max, K], b [G, N, K], d [G, M_max, N]; only the first masked_m[g] rows of group g are computed (masked_m int32 [G], on the device of a, never read by the host); expected_m is a positive hint of the typical masked_m.
+
+    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    """
+
+def set_num_sms(num_sms: object | None) -> None:
+    """
+    Limits the GPU kernels to num_sms streaming multiprocessors (0: all of the device's).
+    """
+
+def get_num_sms() -> int:
+    """
+    The SMs the GPU kernels use: the value of set_num_sms, else the current device's count (0 without a usable GPU).
+    """
+
+def get_m_alignment_for_contiguous_layout() -> int:
+    """
+    Each group's rows in the contiguous layout start at a multiple of this (128).
+    """
+
+def add_nvrtc_search_dir(directory: str) -> None:
+    """
+    Adds a directory to search for libnvrtc; only directories added before NVRTC is first loaded count.
+    """
+
+def cpu_backend() -> tuple:
+    """
+    (instruction set, threads) the CPU backend runs with, e.g. ('avx2', 2).
+    """
+
+def _force_config(block_m: int, block_n: int, cluster_m: int = 0, cluster_n: int = 0) -> None:
+    """
+    For tuning: run later GPU GEMMs with this tile and cluster shape (all 0: the heuristics' choice again).
+    """

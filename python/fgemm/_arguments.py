@@ -1,0 +1,71 @@
+"""Checks of the GEMMs' arguments on the way into torch.ops.fgemm, where the extension cannot see them first:
+under torch.compile's tracing, and for fake or meta tensors. They mirror the extension's checks of the same
+arguments (python/src/torch_tensor.cpp, python/src/deepgemm_options.cpp), whose errors an eager call gets;
+the shapes, strides and dtypes are checked by the extension when the op runs.
+"""
+
+import torch
+
+_INT64_RANGE = range(-(2**63), 2**63)
+# DeepGEMM's recipe arguments and the one value of each that describes fgemm's scaling.
+_RECIPES = {
+    "recipe": ((1, 128, 128), "scales per 1x128 block of A and per 128x128 block of B, K blocks of 128"),
+    "recipe_a": ((1, 128), "scales per 1x128 block of A"),
+    "recipe_b": ((128, 128), "scales per 128x128 block of B"),
+}
+
+
+def _fail(error, op: str, name: str, what: str):
+    raise error(f"fgemm.{op}: argument '{name}' {what}")
+
+
+def tensor(value, op: str, name: str) -> torch.Tensor:
+    if not isinstance(value, torch.Tensor):
+        _fail(TypeError, op, name, f"expected a torch.Tensor, got {type(value).__name__}")
+    return value
+
+
+def optional_tensor(value, op: str, name: str):
+    return None if value is None else tensor(value, op, name)
+
+
+def tensor_pair(value, op: str, pair_name: str, scales_name: str):
+    """(data, scales) from DeepGEMM's operand pair, a tuple or list of two tensors."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        _fail(TypeError, op, pair_name, f"expected a pair ({pair_name}, {scales_name}) of an FP8 tensor and its "
+                                        f"FP32 scales, got {type(value).__name__}")
+    return tensor(value[0], op, pair_name), tensor(value[1], op, scales_name)
+
+
+def int_argument(value, op: str, name: str) -> int:
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        _fail(TypeError, op, name, f"expected an int, got {type(value).__name__}")
+    if value.__index__() not in _INT64_RANGE:
+        _fail(ValueError, op, name, f"does not fit in 64 bits: {value!r}")
+    return value.__index__()
+
+
+def _is_recipe(value, expected: tuple) -> bool:
+    """A sequence of ints equal to `expected`, so that [1, 128, 128] is accepted as DeepGEMM does."""
+    return isinstance(value, (tuple, list)) and tuple(value) == expected
+
+
+def deepgemm_options(op: str, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast) -> None:
+    """DeepGEMM's keyword arguments, accepted where they describe what fgemm does."""
+    for name, value in (("recipe", recipe), ("recipe_a", recipe_a), ("recipe_b", recipe_b)):
+        expected, meaning = _RECIPES[name]
+        if value is not None and not _is_recipe(value, expected):
+            _fail(ValueError, op, name, f"must be None or {expected!r} ({meaning}, the one recipe fgemm implements), "
+                                        f"got {value!r}")
+    if not isinstance(compiled_dims, str):
+        _fail(TypeError, op, "compiled_dims", f"expected a str, got {type(compiled_dims).__name__}")
+    if not isinstance(disable_ue8m0_cast, bool):
+        _fail(TypeError, op, "disable_ue8m0_cast", f"expected a bool, got {type(disable_ue8m0_cast).__name__}")
+
+
+def gemm_operands(op: str, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast):
+    """(a, sfa, b, sfb, d) of a GEMM, checked in the extension's order: DeepGEMM's options, then a, b and d."""
+    deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    a, sfa = tensor_pair(a, op, "a", "sfa")
+    b, sfb = tensor_pair(b, op, "b", "sfb")
+    return a, sfa, b, sfb, tensor(d, op, "d")

@@ -1,0 +1,49 @@
+"""The output tensors of the quantizers and of the layout helper, allocated in one place for the kernels and
+for their shape-only (fake) versions, so that both give the same shapes and strides."""
+
+import torch
+
+# TMA (the GPU's tensor memory accelerator) needs every stride but the innermost to be a multiple of 16 bytes.
+_TMA_ALIGNMENT_BYTES = 16
+# Columns of K (and rows of N) per scale block.
+BLOCK = 128
+
+
+def ceil_div(x: int, y: int) -> int:
+    """x / y rounded up, for non-negative x and positive y."""
+    return (x + y - 1) // y
+
+
+def get_tma_aligned_size(x: int, element_size: int) -> int:
+    """x rounded up so that x elements of element_size bytes span a multiple of 16 bytes."""
+    if element_size <= 0 or _TMA_ALIGNMENT_BYTES % element_size != 0:
+        raise ValueError(f"fgemm.get_tma_aligned_size: argument 'element_size' must divide 16, got {element_size}")
+    alignment = _TMA_ALIGNMENT_BYTES // element_size
+    return ceil_div(x, alignment) * alignment
+
+
+def empty_mn_major_scales(lead: tuple, m: int, k_blocks: int, device) -> torch.Tensor:
+    """An uninitialised float32 tensor [*lead, m, k_blocks] (lead: () or (G,)) in the MN-major, TMA-aligned
+    layout; the padding rows of each column lie outside the view."""
+    aligned_m = get_tma_aligned_size(m, 4)
+    storage = torch.empty((*lead, k_blocks, aligned_m), dtype=torch.float32, device=device)
+    return storage.transpose(-1, -2)[..., :m, :]
+
+
+def per_token_outputs(x: torch.Tensor, mn_major_scales: bool):
+    """(x_fp8, sf) for per_token_cast_to_fp8 of x [..., M, K]: sf [..., M, ceil(K/128)], row-major or
+    MN-major."""
+    *lead, m, k = x.shape
+    k_blocks = ceil_div(k, BLOCK)
+    x_fp8 = torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
+    if mn_major_scales:
+        return x_fp8, empty_mn_major_scales(tuple(lead), m, k_blocks, x.device)
+    return x_fp8, torch.empty((*lead, m, k_blocks), dtype=torch.float32, device=x.device)
+
+
+def per_block_outputs(w: torch.Tensor):
+    """(w_fp8, sf) for per_block_cast_to_fp8 of w [..., N, K]: sf [..., ceil(N/128), ceil(K/128)]."""
+    *lead, n, k = w.shape
+    w_fp8 = torch.empty(w.shape, dtype=torch.float8_e4m3fn, device=w.device)
+    sf = torch.empty((*lead, ceil_div(n, BLOCK), ceil_div(k, BLOCK)), dtype=torch.float32, device=w.device)
+    return w_fp8, sf

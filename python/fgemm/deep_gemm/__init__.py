@@ -1,0 +1,154 @@
+"""fgemm in place of DeepGEMM: `deep_gemm`'s names, arguments and environment variables for what fgemm
+implements (its FP8 NT GEMMs on Hopper, and the CPU), and a NotImplementedError naming each of DeepGEMM's
+functions that fgemm lacks.
+
+    import fgemm.deep_gemm
+    fgemm.deep_gemm.install()   # `import deep_gemm` (and deep_gemm.utils, deep_gemm.testing) now give these
+    import deep_gemm
+
+DG_JIT_CACHE_DIR and DG_PRINT_CONFIGS, read when this module is imported, set FGEMM_CACHE_DIR and
+FGEMM_PRINT_CONFIGS where those are unset.
+"""
+
+import os
+import sys
+from typing import Optional, Sequence
+
+import torch
+
+import fgemm
+from fgemm import calc_diff, get_num_sms, set_num_sms
+from fgemm.deep_gemm import testing, utils
+from fgemm.deep_gemm._missing import not_implemented_group
+from fgemm.deep_gemm.utils import *  # noqa: F401,F403 (DeepGEMM exports its utils at the top level too)
+
+# DeepGEMM's variable -> fgemm's, which the library reads when it first needs it (after this import).
+ENVIRONMENT_ALIASES = {"DG_JIT_CACHE_DIR": "FGEMM_CACHE_DIR", "DG_PRINT_CONFIGS": "FGEMM_PRINT_CONFIGS"}
+
+
+def _apply_environment_aliases() -> None:
+    for deepgemm_name, fgemm_name in ENVIRONMENT_ALIASES.items():
+        if deepgemm_name in os.environ and fgemm_name not in os.environ:
+            os.environ[fgemm_name] = os.environ[deepgemm_name]
+
+
+_apply_environment_aliases()
+
+TensorPair = fgemm.gemm.TensorPair
+Recipe = Optional[Sequence[int]]
+
+
+def fp8_gemm_nt(a: TensorPair, b: TensorPair, d: torch.Tensor, c: Optional[torch.Tensor] = None,
+                recipe: Recipe = None, recipe_a: Recipe = None, recipe_b: Recipe = None, compiled_dims: str = "nk",
+                disable_ue8m0_cast: bool = False, alpha: Optional[float] = None) -> None:
+    """fgemm.fp8_gemm_nt with DeepGEMM's arguments. alpha (a scale of D, on SM100 only) must be None."""
+    if alpha is not None:
+        raise ValueError(f"deep_gemm.fp8_gemm_nt: argument 'alpha' must be None (DeepGEMM applies it on SM100 "
+                         f"only; fgemm implements Hopper), got {alpha!r}")
+    fgemm.fp8_gemm_nt(a, b, d, c, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+
+
+def m_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tensor, grouped_layout: torch.Tensor,
+                                     recipe: Recipe = None, recipe_a: Recipe = None, recipe_b: Recipe = None,
+                                     compiled_dims: str = "nk", disable_ue8m0_cast: bool = False,
+                                     use_psum_layout: bool = False, ensure_zero_padding: bool = True,
+                                     expected_m_for_psum_layout: Optional[int] = None) -> None:
+    """fgemm.m_grouped_fp8_gemm_nt_contiguous with DeepGEMM's arguments: grouped_layout is fgemm's m_indices
+    (int32 [M_sum], -1 on padding rows). use_psum_layout=True (prefix sums of the groups' rows) raises
+    NotImplementedError; expected_m_for_psum_layout must then be None. ensure_zero_padding may be True or
+    False: it is read by DeepGEMM's SM100 kernels only, and fgemm, like DeepGEMM on Hopper, leaves the
+    padding rows of d as they were."""
+    op = "deep_gemm.m_grouped_fp8_gemm_nt_contiguous"
+    if use_psum_layout is not False:
+        raise NotImplementedError(f"{op}: use_psum_layout=True is not implemented by fgemm (no prefix-sum layout)")
+    if expected_m_for_psum_layout is not None:
+        raise ValueError(f"{op}: argument 'expected_m_for_psum_layout' must be None without use_psum_layout, got "
+                         f"{expected_m_for_psum_layout!r}")
+    if not isinstance(ensure_zero_padding, bool):
+        raise TypeError(f"{op}: argument 'ensure_zero_padding' expected a bool, got "
+                        f"{type(ensure_zero_padding).__name__}")
+    try:
+        fgemm.m_grouped_fp8_gemm_nt_contiguous(a, b, d, grouped_layout, recipe, recipe_a, recipe_b, compiled_dims,
+                                               disable_ue8m0_cast)
+    except (TypeError, ValueError) as error:
+        # fgemm's name of this argument is m_indices; the caller knows it as grouped_layout.
+        message = str(error).replace("argument 'm_indices'", "argument 'grouped_layout'")
+        raise type(error)(message) from None
+
+
+m_grouped_fp8_gemm_nt_masked = fgemm.m_grouped_fp8_gemm_nt_masked
+# DeepGEMM's names of the same GEMMs that also take FP4 operands; fgemm takes FP8 ones (FP4 is a TypeError).
+fp8_fp4_gemm_nt = fp8_gemm_nt
+m_grouped_fp8_fp4_gemm_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
+m_grouped_fp8_fp4_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked
+
+
+# DeepGEMM's earlier names, with their earlier argument names.
+def gemm_fp8_fp8_bf16_nt(lhs: TensorPair, rhs: TensorPair, out: torch.Tensor) -> None:
+    """DeepGEMM's earlier fp8_gemm_nt: out = lhs @ rhs^T."""
+    fgemm.fp8_gemm_nt(lhs, rhs, out)
+
+
+def m_grouped_gemm_fp8_fp8_bf16_nt_contiguous(lhs: TensorPair, rhs: TensorPair, out: torch.Tensor,
+                                              m_indices: torch.Tensor) -> None:
+    """DeepGEMM's earlier m_grouped_fp8_gemm_nt_contiguous."""
+    fgemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, out, m_indices)
+
+
+def m_grouped_gemm_fp8_fp8_bf16_nt_masked(lhs: TensorPair, rhs: TensorPair, out: torch.Tensor,
+                                          masked_m: torch.Tensor, expected_m: int) -> None:
+    """DeepGEMM's earlier m_grouped_fp8_gemm_nt_masked."""
+    fgemm.m_grouped_fp8_gemm_nt_masked(lhs, rhs, out, masked_m, expected_m)
+
+
+_MISSING = {
+    **not_implemented_group("BF16 GEMMs",
+                            "bf16_gemm_nt bf16_gemm_nn bf16_gemm_tn bf16_gemm_tt m_grouped_bf16_gemm_nt_contiguous "
+                            "m_grouped_bf16_gemm_nn_contiguous m_grouped_bf16_gemm_nt_masked "
+                            "k_grouped_bf16_gemm_tn_contiguous"),
+    **not_implemented_group("GEMMs with an MN-major A or B (NN, TN, TT layouts)",
+                            "fp8_gemm_nn fp8_gemm_tn fp8_gemm_tt fp8_fp4_gemm_nn fp8_fp4_gemm_tn fp8_fp4_gemm_tt "
+                            "m_grouped_fp8_gemm_nn_contiguous m_grouped_fp8_fp4_gemm_nn_contiguous"),
+    **not_implemented_group("GEMM that skips rows of D", "fp8_gemm_nt_skip_head_mid"),
+    **not_implemented_group("K-grouped GEMMs",
+                            "k_grouped_fp8_gemm_nt_contiguous k_grouped_fp8_gemm_tn_contiguous "
+                            "k_grouped_fp4_gemm_nt_contiguous"),
+    **not_implemented_group("FP4 GEMMs",
+                            "fp4_gemm_nt m_grouped_fp4_gemm_nt_contiguous m_grouped_fp4_gemm_nt_masked"),
+    **not_implemented_group("cuBLASLt wrappers",
+                            "cublaslt_gemm_nt cublaslt_gemm_nn cublaslt_gemm_tn cublaslt_gemm_tt "
+                            "cublaslt_nvfp4_gemm_nt batched_syrk batched_symm"),
+    **not_implemented_group("einsum kernels", "einsum fp8_einsum"),
+    **not_implemented_group("attention (MQA logits) kernels",
+                            "fp8_fp4_mqa_logits get_mqa_logits_metadata get_paged_mqa_logits_metadata "
+                            "get_sparse_mqa_logits_metadata get_paged_sparse_mqa_logits_metadata "
+                            "fp8_fp4_sparse_mqa_logits fp8_fp4_paged_sparse_mqa_logits fp8_fp4_paged_mqa_logits "
+                            "fp8_mqa_logits fp8_paged_mqa_logits"),
+    **not_implemented_group("hyper-connection kernels", "mega_mhc tf32_hc_prenorm_gemm"),
+    **not_implemented_group("MegaMoE or MegaGate kernels",
+                            "bf16_mega_gate get_bf16_mega_gate_config get_block_m_for_mega_moe SymmBuffer "
+                            "SM90SymmBuffer get_symm_buffer_for_mega_moe get_symm_buffer_for_sm90_mega_moe "
+                            "transform_weights_for_mega_moe transform_weights_for_mega_moe_sm90 fp8_fp4_mega_moe "
+                            "fp8_mega_moe fp4_fp4_mega_moe bf16_mega_moe"),
+    **not_implemented_group("such runtime setting",
+                            "set_tc_util get_tc_util set_ignore_compile_dims set_block_size_multiple_of set_pdl "
+                            "get_pdl use_deterministic_algorithms"),
+}
+globals().update(_MISSING)
+
+
+def install() -> None:
+    """Makes `import deep_gemm`, `import deep_gemm.utils` and `import deep_gemm.testing` give this module and
+    its two submodules, for code written for DeepGEMM. Call it before that code imports deep_gemm."""
+    sys.modules["deep_gemm"] = sys.modules[__name__]
+    sys.modules["deep_gemm.utils"] = utils
+    sys.modules["deep_gemm.testing"] = testing
+
+
+IMPLEMENTED = [
+    "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked", "fp8_fp4_gemm_nt",
+    "m_grouped_fp8_fp4_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nt_masked", "gemm_fp8_fp8_bf16_nt",
+    "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked", "set_num_sms",
+    "get_num_sms", "calc_diff", *utils.IMPLEMENTED,
+]
+__all__ = IMPLEMENTED + sorted(_MISSING) + sorted(utils._MISSING) + ["install", "utils", "testing"]
