@@ -1,3 +1,6 @@
+from collections.abc import Sequence
+
+
 def per_token_cast_to_fp8(x: object | None, x_fp8: object | None, sf: object | None, use_ue8m0: bool) -> None:
     """
     Quantizes x [M, K] (or [G, M, K]), bfloat16 or float32, into x_fp8 (float8_e4m3fn, the shape of x) and sf (float32 [M, ceil(K/128)], any strides): one scale per 1 x 128 block.
@@ -11,6 +14,11 @@ def per_block_cast_to_fp8(w: object | None, w_fp8: object | None, sf: object | N
 def copy_scales(sf: object | None, out: object | None) -> None:
     """
     Copies float32 scales sf [M, KB] (or [G, M, KB]) into out, of the same shape and any layout.
+    """
+
+def warmup(shapes: Sequence[tuple[int, int, int, int, bool, bool, bool]], m_min: int, m_max: int, device: int | None, threads: int, on_kernel: object | None) -> list[tuple[str, bool, float]]:
+    """
+    Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, given as (operation 0-2, n, k, num_groups, d float32, with_c, sfa MN-major) tuples, with M in [m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.
     """
 
 def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:

@@ -23,6 +23,7 @@ from .numeric import calc_diff
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
 from .settings import get_num_sms, set_num_sms
 from .support import is_supported
+from .warmup import WarmedKernel, warmup
 
 _add_nvrtc_wheel_dirs()
 
@@ -61,4 +62,6 @@ __all__ = [
     "matmul",
     "auto_precision",
     "is_supported",
+    "warmup",
+    "WarmedKernel",
 ]

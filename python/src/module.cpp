@@ -17,6 +17,7 @@
 #include "fgemm/fgemm.hpp"
 #include "quantize_bindings.hpp"
 #include "torch_tensor.hpp"
+#include "warmup_bindings.hpp"
 
 // A macro, not a constant, so that each docstring below is one string literal (nanobind keeps the pointer).
 #define FGEMM_OPTIONS_DOC                                                                                      \
@@ -111,6 +112,7 @@ NB_MODULE(_C, m) {
   init_deepgemm_options();
   register_error_translation();
   register_quantize_bindings(m);
+  register_warmup_bindings(m);
 
   m.def("fp8_gemm_nt", &fp8_gemm_nt_py, any("a"), any("b"), any("d"), any("c") = nb::none(),
         any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),

@@ -33,7 +33,9 @@ bool print_configs() {
   return enabled;
 }
 
-DeviceLimits device_limits(int device) {
+}  // namespace
+
+DeviceLimits gemm_device_limits(int device) {
   const auto& properties = driver::device_properties(device);
   if (properties.compute_capability_major != 9 || properties.compute_capability_minor != 0)
     throw Error(ErrorKind::Unsupported, "fgemm: the GPU kernels need a Hopper GPU (sm_90), but device " +
@@ -52,14 +54,24 @@ DeviceLimits device_limits(int device) {
   return limits;
 }
 
+namespace {
+
 // The forced configuration (force_config); block_m == 0 when there is none.
 std::mutex g_forced_mutex;
 BlockShape g_forced;
+
+}  // namespace
 
 BlockShape forced_config() {
   std::lock_guard<std::mutex> lock(g_forced_mutex);
   return g_forced;
 }
+
+jit::KernelSpec gemm_kernel_spec(const KernelConfig& config) {
+  return jit::KernelSpec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
+}
+
+namespace {
 
 // The heuristics' choice for a problem and its kernel's cache key, remembered so that a repeated call costs
 // one lookup and builds no string.
@@ -100,7 +112,7 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   std::lock_guard<std::mutex> lock(mutex);
   auto found = chosen.find(key);
   if (found != chosen.end()) return found->second;
-  const KernelConfig config = choose_config(size, device_limits(device), forced);
+  const KernelConfig config = choose_config(size, gemm_device_limits(device), forced);
   if (print_configs())
     std::fprintf(stderr, "fgemm: M=%lld N=%lld K=%lld -> %s, %d CTAs, %d bytes of shared memory\n",
                  static_cast<long long>(size.m), static_cast<long long>(size.shape.n),
@@ -198,9 +210,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   const std::optional<MatrixBox> sfa_box = sfa_for_tma(p);
   const Choice& choice = configuration_for(problem_size(p, sfa_box.has_value()), device);
   const KernelConfig& config = choice.config;
-  const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] {
-    return jit::KernelSpec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
-  });
+  const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] { return gemm_kernel_spec(config); });
   GemmTensorMaps maps = tensor_maps(p, config, sfa_box);
   sm90::GemmParams params = kernel_params(p);
   void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.d};

@@ -2,11 +2,23 @@
 #pragma once
 
 #include "core/problem.hpp"
+#include "cuda/heuristics.hpp"
 #include "fgemm/fgemm.hpp"
+#include "jit/kernel_spec.hpp"
 
 namespace fgemm::cuda {
 
 void gemm(const detail::GemmProblem& problem, Stream stream);
+
+// The limits the heuristics choose for on `device`: its SMs (or set_num_sms's), its shared memory. Throws
+// fgemm::Error(Unsupported) for a device that is not sm_90.
+DeviceLimits gemm_device_limits(int device);
+
+// The tile shape force_config imposes (block_m == 0: none).
+BlockShape forced_config();
+
+// The source and launch needs of the kernel of `config`.
+jit::KernelSpec gemm_kernel_spec(const KernelConfig& config);
 
 // Multiprocessors of the current device, or 0 where no GPU can be used.
 int device_sm_count();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
@@ -186,6 +187,21 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
                                     : std::min(cluster_tiles(problem, chosen), max_clusters);
   chosen.num_sms = static_cast<int>(clusters * chosen.cluster_size());
   return chosen;
+}
+
+std::vector<KernelConfig> configs_for_m_range(ProblemSize problem, std::int64_t m_min, std::int64_t m_max,
+                                              const DeviceLimits& device, BlockShape forced) {
+  std::vector<KernelConfig> configs;
+  std::vector<std::string> names;
+  for (std::int64_t m = m_min; m <= m_max; ++m) {
+    problem.m = m;
+    KernelConfig config = choose_config(problem, device, forced);
+    std::string name = config.name();
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    names.push_back(std::move(name));
+    configs.push_back(config);
+  }
+  return configs;
 }
 
 }  // namespace fgemm::cuda

@@ -41,4 +41,9 @@ struct BlockShape {
 // shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one CTA per tile.
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced = {});
 
+// Every configuration choose_config picks for M (the masked layout: expected_m) from m_min to m_max, each
+// once, in the order of the first M that picks it: the kernels a warm-up compiles for that range.
+std::vector<KernelConfig> configs_for_m_range(ProblemSize problem, std::int64_t m_min, std::int64_t m_max,
+                                              const DeviceLimits& device, BlockShape forced = {});
+
 }  // namespace fgemm::cuda

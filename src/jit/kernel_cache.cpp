@@ -112,4 +112,15 @@ const Kernel& get_kernel(int device_index, const std::string& config_key,
   return entry.kernel;
 }
 
+bool is_loaded(int device_index, const std::string& config_key) {
+  const Entry* entry = registry().find(device_index, config_key);
+  return entry != nullptr && entry->ready.load(std::memory_order_acquire);
+}
+
+bool compile_into_disk_cache(const KernelSpec& spec) {
+  return !compile_cached(spec, find_toolchain(compiler_from_environment()), embedded_kernel_headers(),
+                         DiskCache::from_environment())
+              .cache_hit;
+}
+
 }  // namespace fgemm::jit

@@ -28,4 +28,12 @@ struct Kernel {
 const Kernel& get_kernel(int device_index, const std::string& config_key,
                          const std::function<KernelSpec()>& make_spec);
 
+// Whether the kernel of (device, config_key) is loaded already: get_kernel then costs one lookup.
+bool is_loaded(int device_index, const std::string& config_key);
+
+// Compiles `spec` into the disk cache (FGEMM_CACHE_DIR) with the compiler FGEMM_JIT_COMPILER names, as
+// get_kernel would, without a device: true when it was compiled now, false when the cache had it.
+// Thread-safe. Throws fgemm::Error(Runtime) when compiling fails.
+bool compile_into_disk_cache(const KernelSpec& spec);
+
 }  // namespace fgemm::jit

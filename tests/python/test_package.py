@@ -14,7 +14,7 @@ DEEPGEMM_NAMES = [
 ]
 
 
-FGEMM_NAMES = ["matmul", "auto_precision", "is_supported"]
+FGEMM_NAMES = ["matmul", "auto_precision", "is_supported", "warmup", "WarmedKernel"]
 
 
 def test_deepgemm_names_and_fgemms_own_are_exported():

@@ -1,0 +1,59 @@
+#include "warmup_bindings.hpp"
+
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <tuple>
+
+#include "fgemm/warmup.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace fgemm::python {
+namespace {
+
+// A shape as fgemm.warmup passes it: (operation 0-2, n, k, num_groups, d is float32, with_c, sfa MN-major).
+using ShapeTuple = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, bool, bool, bool>;
+
+// The kernels as (name, compiled now, seconds). The compilers run with the GIL released; `on_kernel`, a Python
+// callable or None, is called with the GIL held, from one compiling thread at a time.
+std::vector<std::tuple<std::string, bool, double>> warmup_py(const std::vector<ShapeTuple>& shape_tuples,
+                                                             std::int64_t m_min, std::int64_t m_max,
+                                                             std::optional<int> device, int threads,
+                                                             nb::object on_kernel) {
+  std::vector<WarmupShape> shapes;
+  for (const auto& [operation, n, k, groups, f32, with_c, mn_major] : shape_tuples)
+    shapes.push_back({static_cast<GemmOperation>(operation), n, k, groups, f32 ? DType::F32 : DType::BF16, with_c,
+                      mn_major});
+  std::function<void(const WarmedKernel&, std::size_t, std::size_t)> report;
+  if (!on_kernel.is_none())
+    report = [&on_kernel](const WarmedKernel& kernel, std::size_t done, std::size_t total) {
+      nb::gil_scoped_acquire acquired;
+      on_kernel(kernel.name, kernel.compiled, kernel.seconds, done, total);
+    };
+  std::vector<WarmedKernel> warmed;
+  {
+    nb::gil_scoped_release released;
+    warmed = warmup(shapes, m_min, m_max, device, threads, report);
+  }
+  std::vector<std::tuple<std::string, bool, double>> result;
+  for (const WarmedKernel& kernel : warmed) result.emplace_back(kernel.name, kernel.compiled, kernel.seconds);
+  return result;
+}
+
+}  // namespace
+
+void register_warmup_bindings(nb::module_& module) {
+  module.def("warmup", &warmup_py, "shapes"_a, "m_min"_a, "m_max"_a, "device"_a.none(), "threads"_a,
+             "on_kernel"_a.none(),
+             "Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, "
+             "given as (operation 0-2, n, k, num_groups, d float32, with_c, sfa MN-major) tuples, with M in "
+             "[m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) "
+             "tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.");
+}
+
+}  // namespace fgemm::python

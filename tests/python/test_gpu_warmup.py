@@ -1,0 +1,58 @@
+"""fgemm.warmup on a Hopper GPU: after it, GEMMs at any M of the range compile nothing; a first call inside a
+CUDA-graph capture compiles and loads its kernel and is captured like any other."""
+
+import random
+
+import pytest
+import torch
+
+import fgemm
+from gpu_reference import MAX_DIFF, dequantize_blocks, dequantize_rows, random_operands, reference_gemm
+
+pytestmark = pytest.mark.gpu
+
+
+def test_after_a_warmup_no_gemm_of_the_range_compiles(tmp_path, monkeypatch):
+    monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
+    n, k = 1536, 384  # a shape no other test uses, so that none of its kernels is loaded yet
+    kernels = fgemm.warmup([("fp8_gemm_nt", n, k)], (1, 1000))
+    assert kernels and all(kernel.compiled for kernel in kernels)
+    cached = sorted(tmp_path.iterdir())
+    for m in [1, 7, 64, 65, 128, 200, 333, 512, 640, 1000]:
+        (a, sfa), (b, sfb) = random_operands(m, n, k)
+        d = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+        fgemm.fp8_gemm_nt((a, fgemm.get_mn_major_tma_aligned_tensor(sfa)), (b, sfb), d)
+        assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb)) < MAX_DIFF, m
+    assert sorted(tmp_path.iterdir()) == cached  # nothing compiled after the warm-up
+    again = fgemm.warmup([("fp8_gemm_nt", n, k)], (1, 1000))
+    assert sorted(kernel.name for kernel in again) == sorted(kernel.name for kernel in kernels)
+    assert not any(kernel.compiled for kernel in again)  # loaded already
+
+
+def test_a_first_call_inside_a_capture_compiles_and_is_captured(tmp_path, monkeypatch):
+    monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
+    groups, m_max, n, k = 3, 192, 1664, 640  # a shape no other test uses: its kernel is compiled in the capture
+    x = torch.randn(groups, m_max, k, device="cuda", dtype=torch.bfloat16)
+    a, sfa = fgemm.per_token_cast_to_fp8(x.reshape(-1, k))
+    a, sfa = a.reshape(groups, m_max, k), sfa.reshape(groups, m_max, -1)
+    pairs = [fgemm.per_block_cast_to_fp8(torch.randn(n, k, device="cuda", dtype=torch.bfloat16))
+             for _ in range(groups)]
+    b, sfb = torch.stack([p[0] for p in pairs]), torch.stack([p[1] for p in pairs])
+    sfa_mn_major = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    masked_m = torch.full((groups,), m_max, dtype=torch.int32, device="cuda")
+    d = torch.empty(groups, m_max, n, dtype=torch.bfloat16, device="cuda")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa_mn_major), (b, sfb), d, masked_m, 100)
+    assert len(list(tmp_path.iterdir())) == 1  # compiled during the capture
+    ref = dequantize_rows(a, sfa) @ dequantize_blocks(b, sfb).transpose(1, 2)
+    rng = random.Random(5)
+    for replay in range(10):
+        counts = [rng.randint(0, m_max) for _ in range(groups)]
+        masked_m.copy_(torch.tensor(counts, dtype=torch.int32))
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        for g, rows in enumerate(counts):
+            if rows:
+                assert fgemm.calc_diff(d[g, :rows], ref[g, :rows]) < MAX_DIFF, (replay, g)
