@@ -9,7 +9,7 @@ import torch
 import fgemm
 from fgemm.bench.tables import load_table
 from gpu_reference import MAX_DIFF, random_operands, reference_gemm
-from memcheck import assert_memcheck_clean
+from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -204,4 +204,26 @@ for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400)]:
 
 
 def test_compute_sanitizer_memcheck_is_clean(tmp_path):
-    assert_memcheck_clean(MEMCHECK_PROGRAM, tmp_path)
+    assert_sanitizer_clean(MEMCHECK_PROGRAM, tmp_path)
+
+
+# Small shapes (racecheck follows every shared-memory access): one K block and several, a ragged N, C, both sfa
+# layouts (the TMA's and the helper warp's), both output types, and a cluster.
+RACECHECK_PROGRAM = """
+import contextlib, torch, fgemm
+from gpu_reference import forced_config, random_operands, reference_gemm
+for m, n, k, f32, mn_major, config in [(64, 128, 128, False, True, None), (130, 200, 512, True, False, None),
+                                       (200, 256, 384, False, True, (128, 256, 1, 1)),
+                                       (256, 128, 256, False, True, (128, 64, 2, 1))]:
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    d = torch.empty(m, n, dtype=torch.float32 if f32 else torch.bfloat16, device="cuda")
+    c = torch.randn(m, n, device="cuda") if f32 else None
+    with forced_config(*config) if config else contextlib.nullcontext():
+        fgemm.fp8_gemm_nt((a, fgemm.get_mn_major_tma_aligned_tensor(sfa) if mn_major else sfa), (b, sfb), d, c=c)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c)) < 1e-3
+"""
+
+
+def test_compute_sanitizer_racecheck_is_clean(tmp_path):
+    assert_sanitizer_clean(RACECHECK_PROGRAM, tmp_path, tool="racecheck")

@@ -7,7 +7,7 @@ import torch
 
 import fgemm
 from gpu_reference import MAX_DIFF, dequantize_blocks, dequantize_rows
-from memcheck import assert_memcheck_clean
+from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -250,7 +250,7 @@ def test_masked_m_on_the_host_is_refused():
         fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, torch.tensor([1, 2], dtype=torch.int32), 2)
 
 
-# ---------------------------------------------------------------------------------------------- memcheck
+# ---------------------------------------------------------------------------------------------- sanitizers
 
 GROUPED_MEMCHECK_PROGRAM = """
 import contextlib, torch
@@ -273,4 +273,16 @@ for config in [None, (128, 256, 1, 1), (128, 256, 2, 1), (64, 128, 1, 2)]:
 def test_compute_sanitizer_memcheck_is_clean_on_partial_tiles(tmp_path):
     # Padding rows before, between and after a tile's rows, whole tiles of padding, a ragged N inside a wider D
     # and groups that end inside a tile: the tiles that are stored a row at a time.
-    assert_memcheck_clean(GROUPED_MEMCHECK_PROGRAM, tmp_path)
+    assert_sanitizer_clean(GROUPED_MEMCHECK_PROGRAM, tmp_path)
+
+
+GROUPED_RACECHECK_PROGRAM = """
+import torch
+from test_gpu_grouped import check_contiguous, run_masked
+check_contiguous([100, 0, 129], 256, 256)
+run_masked(3, 150, 256, 384, [0, 77, 150])
+"""
+
+
+def test_compute_sanitizer_racecheck_is_clean_on_grouped_layouts(tmp_path):
+    assert_sanitizer_clean(GROUPED_RACECHECK_PROGRAM, tmp_path, tool="racecheck")

@@ -16,6 +16,7 @@ from quantize_reference import (
     per_token,
     random_input,
 )
+from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -167,3 +168,22 @@ def test_gemm_fed_with_the_kernels_outputs(use_ue8m0):
     assert torch.equal(d, d_ref)
     # The quantization error of the whole product stays within DeepGEMM's bound.
     assert fgemm.calc_diff(d, x.double() @ w.double().t()) < 1e-3
+
+
+# Both vector widths (K a multiple of 16, and not), both input types, groups, both scale layouts, and the scales'
+# copy into the MN-major layout, whose 32 x 32 tiles pass through shared memory.
+SANITIZED_PROGRAM = """
+import torch, fgemm
+for shape, dtype in [((3, 200, 400), torch.bfloat16), ((130, 260), torch.float32), ((70, 136), torch.bfloat16)]:
+    x = torch.randn(*shape, device="cuda", dtype=dtype)
+    codes, sf = fgemm.per_token_cast_to_fp8(x)
+    codes, sf_mn = fgemm.per_token_cast_to_fp8(x, mn_major_scales=True)
+    assert torch.equal(fgemm.get_mn_major_tma_aligned_tensor(sf), sf_mn)
+    w_codes, w_sf = fgemm.per_block_cast_to_fp8(x)
+    torch.cuda.synchronize()
+"""
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_compute_sanitizer_is_clean(tool, tmp_path):
+    assert_sanitizer_clean(SANITIZED_PROGRAM, tmp_path, tool=tool)
