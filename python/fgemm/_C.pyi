@@ -21,6 +21,11 @@ def warmup(shapes: Sequence[tuple[int, int, int, int, bool, bool, bool]], m_min:
     Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, given as (operation 0-2, n, k, num_groups, d float32, with_c, sfa MN-major) tuples, with M in [m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.
     """
 
+def _set_log_handler(handler: object | None) -> None:
+    """
+    Sends the library's diagnostics to handler(level, message), level 0 debug, 1 info, 2 warning; None sends them to standard error again.
+    """
+
 def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
     """
     D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, sfa [M, ceil(K/128)] and sfb [ceil(N/128), ceil(K/128)] float32, d [M, N] bfloat16 or float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream.

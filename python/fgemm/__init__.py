@@ -9,6 +9,7 @@ fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm sta
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
+from ._logging import route_native_logs as _route_native_logs
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
 from .layout import (
     ceil_div,
@@ -26,6 +27,7 @@ from .support import is_supported
 from .warmup import WarmedKernel, warmup
 
 _add_nvrtc_wheel_dirs()
+_route_native_logs()
 
 # DeepGEMM's earlier names of the same operations.
 gemm_fp8_fp8_bf16_nt = fp8_gemm_nt

@@ -15,6 +15,7 @@
 #include "driver/nvrtc.hpp"
 #include "errors.hpp"
 #include "fgemm/fgemm.hpp"
+#include "log_bindings.hpp"
 #include "quantize_bindings.hpp"
 #include "torch_tensor.hpp"
 #include "warmup_bindings.hpp"
@@ -113,6 +114,7 @@ NB_MODULE(_C, m) {
   register_error_translation();
   register_quantize_bindings(m);
   register_warmup_bindings(m);
+  register_log_bindings(m);
 
   m.def("fp8_gemm_nt", &fp8_gemm_nt_py, any("a"), any("b"), any("d"), any("c") = nb::none(),
         any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/log.hpp"
 #include "core/settings.hpp"
 #include "cuda/heuristics.hpp"
 #include "cuda/kernel_source.hpp"
@@ -114,9 +114,10 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   if (found != chosen.end()) return found->second;
   const KernelConfig config = choose_config(size, gemm_device_limits(device), forced);
   if (print_configs())
-    std::fprintf(stderr, "fgemm: M=%lld N=%lld K=%lld -> %s, %d CTAs, %d bytes of shared memory\n",
-                 static_cast<long long>(size.m), static_cast<long long>(size.shape.n),
-                 static_cast<long long>(size.shape.k), config.name().c_str(), config.num_sms, config.smem_bytes());
+    detail::log(detail::LogLevel::Info, "fgemm: M=" + std::to_string(size.m) + " N=" + std::to_string(size.shape.n) +
+                                            " K=" + std::to_string(size.shape.k) + " -> " + config.name() + ", " +
+                                            std::to_string(config.num_sms) + " CTAs, " +
+                                            std::to_string(config.smem_bytes()) + " bytes of shared memory");
   return chosen.emplace(key, Choice{config, config.name()}).first->second;
 }
 

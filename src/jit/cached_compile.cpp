@@ -2,8 +2,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <iostream>
 
+#include "core/log.hpp"
 #include "jit/environment.hpp"
 
 namespace fgemm::jit {
@@ -51,9 +51,9 @@ CachedCompile compile_cached(const KernelSpec& spec, const Toolchain& toolchain,
   if (!cache.store(key, compiled.result)) {
     static std::atomic<bool> warned{false};
     if (!warned.exchange(true))
-      std::cerr << "fgemm: warning: cannot write the kernel cache in " << cache.directory()
-                << " (set FGEMM_CACHE_DIR to a writable directory); kernels are compiled again in every "
-                   "process\n";
+      detail::log(detail::LogLevel::Warning,
+                  "fgemm: warning: cannot write the kernel cache in " + cache.directory() +
+                      " (set FGEMM_CACHE_DIR to a writable directory); kernels are compiled again in every process");
   }
   return compiled;
 }

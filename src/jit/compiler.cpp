@@ -3,8 +3,8 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
-#include <iostream>
 
+#include "core/log.hpp"
 #include "fgemm/error.hpp"
 #include "jit/compiler_backends.hpp"
 #include "jit/environment.hpp"
@@ -68,7 +68,7 @@ CompileResult compile(const KernelSpec& spec, const Toolchain& toolchain,
   result.log = std::move(output.log);
   // FGEMM_PTXAS_VERBOSE: print the registers, spills, stack and shared memory of each compiled kernel.
   if (environment_flag("FGEMM_PTXAS_VERBOSE"))
-    std::cerr << "fgemm jit: " << spec.name << ": " << to_string(result.ptxas) << std::endl;
+    detail::log(detail::LogLevel::Debug, "fgemm jit: " + spec.name + ": " + to_string(result.ptxas));
   // FGEMM_DUMP_SASS: print the SASS of each compiled kernel (needs the toolkit's cuobjdump).
   if (environment_flag("FGEMM_DUMP_SASS")) dump_sass(spec.name, result.cubin);
   return result;

@@ -2,7 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
+
+#include "core/log.hpp"
 
 namespace fgemm::jit {
 
@@ -13,7 +14,7 @@ bool environment_flag(const char* name) {
 
 void debug_log(const std::string& message) {
   // FGEMM_JIT_DEBUG: report each kernel's cache hit or miss, compiler command and compile time.
-  if (environment_flag("FGEMM_JIT_DEBUG")) std::cerr << "fgemm jit: " << message << std::endl;
+  if (environment_flag("FGEMM_JIT_DEBUG")) detail::log(detail::LogLevel::Debug, "fgemm jit: " + message);
 }
 
 }  // namespace fgemm::jit

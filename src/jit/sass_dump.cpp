@@ -1,8 +1,8 @@
 #include "jit/sass_dump.hpp"
 
 #include <atomic>
-#include <iostream>
 
+#include "core/log.hpp"
 #include "jit/process.hpp"
 
 namespace fgemm::jit {
@@ -12,17 +12,18 @@ void dump_sass(const std::string& kernel_name, const std::vector<char>& cubin) {
   if (cuobjdump.empty()) {
     static std::atomic<bool> reported{false};
     if (!reported.exchange(true))
-      std::cerr << "fgemm jit: FGEMM_DUMP_SASS is set, but cuobjdump was not found in $CUDA_HOME/bin, on "
-                   "PATH or in /usr/local/cuda/bin\n";
+      detail::log(detail::LogLevel::Warning,
+                  "fgemm jit: FGEMM_DUMP_SASS is set, but cuobjdump was not found in $CUDA_HOME/bin, on PATH or in "
+                  "/usr/local/cuda/bin");
     return;
   }
   const TemporaryDirectory directory;
   const std::string file = directory.path() + "/" + kernel_name + ".cubin";
   write_file(file, cubin.data(), cubin.size());
   const ProcessResult result = run_process({cuobjdump, "--dump-sass", file});
-  std::cerr << "fgemm jit: SASS of " << kernel_name << (result.exit_code == 0 ? "" : " (cuobjdump failed)")
-            << ":\n"
-            << result.output << std::flush;
+  detail::log(detail::LogLevel::Debug, "fgemm jit: SASS of " + kernel_name +
+                                           (result.exit_code == 0 ? "" : " (cuobjdump failed)") + ":\n" +
+                                           result.output);
 }
 
 }  // namespace fgemm::jit
