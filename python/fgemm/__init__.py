@@ -5,8 +5,9 @@ is checked: a wrong dtype, shape, stride, device or alignment raises ValueError 
 argument.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
+# The version CMakeLists.txt's project() gives, compiled into the extension: right even where no package
+# metadata is installed (a build tree).
+from ._C import __version__
 from ._C import (
     fp8_gemm_nt,
     get_m_alignment_for_contiguous_layout,
@@ -34,11 +35,6 @@ m_grouped_gemm_fp8_fp8_bf16_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
 m_grouped_gemm_fp8_fp8_bf16_nt_masked = m_grouped_fp8_gemm_nt_masked
 # DeepGEMM's later name (its K-grouped layout shares the alignment; fgemm's grouped layouts group M only).
 get_mk_alignment_for_contiguous_layout = get_m_alignment_for_contiguous_layout
-
-try:
-    __version__ = _version("fgemm")
-except PackageNotFoundError:  # imported from a build tree rather than an installed package
-    __version__ = "unknown"
 
 __all__ = [
     "fp8_gemm_nt",
