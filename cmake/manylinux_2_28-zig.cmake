@@ -5,7 +5,9 @@
 #
 #   cmake -DCMAKE_TOOLCHAIN_FILE=cmake/manylinux_2_28-zig.cmake -DFGEMM_ZIG=<zig executable> ...
 #
-# .ci/run builds the wheel this way; `auditwheel show` then names manylinux_2_28 (measured in CHANGELOG.md).
+# .ci/check_wheel builds the wheel this way; `auditwheel show` finds it consistent with manylinux_2_24 (the
+# measurements are in README.md's Install section).
+# The target is x86-64 Linux as everywhere else; only the glibc release it is built against differs.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
 
