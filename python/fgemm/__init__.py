@@ -6,8 +6,9 @@ argument. The operations are also torch.ops.fgemm custom ops (torch.compile, Fak
 fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm stands in for DeepGEMM.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
+# The version CMakeLists.txt's project() gives, compiled into the extension: right even where no package
+# metadata is installed (a build tree).
+from ._C import __version__
 from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
 from ._logging import route_native_logs as _route_native_logs
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
@@ -35,11 +36,6 @@ m_grouped_gemm_fp8_fp8_bf16_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
 m_grouped_gemm_fp8_fp8_bf16_nt_masked = m_grouped_fp8_gemm_nt_masked
 # DeepGEMM's later name (its K-grouped layout shares the alignment; fgemm's grouped layouts group M only).
 get_mk_alignment_for_contiguous_layout = get_m_alignment_for_contiguous_layout
-
-try:
-    __version__ = _version("fgemm")
-except PackageNotFoundError:  # imported from a build tree rather than an installed package
-    __version__ = "unknown"
 
 __all__ = [
     "fp8_gemm_nt",

@@ -116,6 +116,9 @@ NB_MODULE(_C, m) {
   register_warmup_bindings(m);
   register_log_bindings(m);
 
+  // CMake's project() version, compiled in: the package shows it wherever the extension is imported from.
+  m.attr("__version__") = FGEMM_VERSION;
+
   m.def("fp8_gemm_nt", &fp8_gemm_nt_py, any("a"), any("b"), any("d"), any("c") = nb::none(),
         any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
         any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,
