@@ -13,6 +13,7 @@
 #include "core/log.hpp"
 #include "core/settings.hpp"
 #include "cuda/heuristics.hpp"
+#include "cuda/hopper_device.hpp"
 #include "cuda/kernel_source.hpp"
 #include "cuda/tma.hpp"
 #include "driver/cuda_driver.hpp"
@@ -37,11 +38,6 @@ bool print_configs() {
 
 DeviceLimits gemm_device_limits(int device) {
   const auto& properties = driver::device_properties(device);
-  if (properties.compute_capability_major != 9 || properties.compute_capability_minor != 0)
-    throw Error(ErrorKind::Unsupported, "fgemm: the GPU kernels need a Hopper GPU (sm_90), but device " +
-                                            std::to_string(device) + " (" + properties.name + ") is sm_" +
-                                            std::to_string(properties.compute_capability_major) +
-                                            std::to_string(properties.compute_capability_minor));
   DeviceLimits limits;
   limits.num_sms = properties.sm_count;
   limits.max_smem_per_block = properties.max_shared_memory_per_block_optin;
@@ -207,7 +203,7 @@ sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
 void gemm(const detail::GemmProblem& p, Stream stream) {
   check_kernel_limits(p);
   const int device = p.device.index;
-  driver::ensure_context(device);
+  use_hopper_device(device);
   const std::optional<MatrixBox> sfa_box = sfa_for_tma(p);
   const Choice& choice = configuration_for(problem_size(p, sfa_box.has_value()), device);
   const KernelConfig& config = choice.config;

@@ -10,8 +10,8 @@ namespace fgemm::cuda {
 
 void gemm(const detail::GemmProblem& problem, Stream stream);
 
-// The limits the heuristics choose for on `device`: its SMs (or set_num_sms's), its shared memory. Throws
-// fgemm::Error(Unsupported) for a device that is not sm_90.
+// The limits the heuristics choose for on `device` (a Hopper device, use_hopper_device): its SMs (or
+// set_num_sms's), its shared memory.
 DeviceLimits gemm_device_limits(int device);
 
 // The tile shape force_config imposes (block_m == 0: none).

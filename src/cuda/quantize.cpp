@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <sstream>
 
-#include "driver/device.hpp"
+#include "cuda/hopper_device.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/quantize_params.cuh"
 #include "jit/kernel_cache.hpp"
@@ -106,7 +106,7 @@ jit::KernelSpec copy_scales_kernel_spec() {
 void quantize(const detail::QuantizeProblem& p, Stream stream) {
   const jit::Dim3 grid = quantize_grid(p);
   const int device = p.device.index;
-  driver::ensure_context(device);
+  use_hopper_device(device);
   const QuantizeKernel spec{p.block, p.input, p.cols, p.use_ue8m0, can_vectorize(p)};
   const jit::Kernel& kernel = jit::get_kernel(device, spec.name(), [&spec] { return quantize_kernel_spec(spec); });
   quant::QuantizeParams params{stack(p.x, static_cast<const std::uint8_t*>(p.x.data)), stack(p.q, p.q.data),
@@ -122,7 +122,7 @@ void copy_scales(const detail::ScaleCopyProblem& p, Stream stream) {
   if (col_tiles > kMaxGridYZ) too_large("copy_scales", "sf", "has " + std::to_string(p.cols) + " columns");
   if (p.groups > kMaxGridYZ) too_large("copy_scales", "sf", "has " + std::to_string(p.groups) + " groups");
   const int device = p.device.index;
-  driver::ensure_context(device);
+  use_hopper_device(device);
   const jit::Kernel& kernel = jit::get_kernel(device, kCopyScalesSymbol, copy_scales_kernel_spec);
   quant::ScaleCopyParams params{stack(p.src, p.src.data), stack(p.dst, p.dst.data), static_cast<std::uint32_t>(p.rows),
                                 static_cast<std::uint32_t>(p.cols)};

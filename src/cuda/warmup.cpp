@@ -10,7 +10,7 @@
 
 #include "core/settings.hpp"
 #include "cuda/gemm_sm90.hpp"
-#include "driver/device.hpp"
+#include "cuda/hopper_device.hpp"
 #include "jit/kernel_cache.hpp"
 
 namespace fgemm::cuda {
@@ -56,7 +56,7 @@ std::vector<WarmedKernel> warmup(
     const std::vector<ProblemSize>& problems, std::int64_t m_min, std::int64_t m_max, std::optional<int> device,
     int threads, const std::function<void(const WarmedKernel&, std::size_t, std::size_t)>& on_kernel) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (device) driver::ensure_context(*device);
+  if (device) use_hopper_device(*device);
   const DeviceLimits limits = limits_for(device);
   const BlockShape forced = forced_config();
 

@@ -56,12 +56,6 @@ KernelRegistry& registry() {
 
 void check_device_fits(int device_index, const KernelSpec& spec) {
   const driver::DeviceProperties& device = driver::device_properties(device_index);
-  if (device.compute_capability_major != 9 || device.compute_capability_minor != 0)
-    throw Error(ErrorKind::Unsupported, "fgemm: the GPU kernels run on sm_90 (Hopper) devices only; device " +
-                                            std::to_string(device_index) + " is " + device.name +
-                                            " with compute capability " +
-                                            std::to_string(device.compute_capability_major) + "." +
-                                            std::to_string(device.compute_capability_minor));
   if (spec.dynamic_smem_bytes > device.max_shared_memory_per_block_optin)
     throw Error(ErrorKind::InvalidValue,
                 "fgemm: kernel '" + spec.name + "' asks for " + std::to_string(spec.dynamic_smem_bytes) +

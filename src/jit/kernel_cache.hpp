@@ -22,9 +22,10 @@ struct Kernel {
 // names), loads it into the device's primary context and raises the function's dynamic shared memory
 // limit as the spec asks; a later call is one lookup in memory. `config_key` must tell apart every spec
 // make_spec can produce. Thread-safe: callers wanting different keys proceed in parallel, callers of the
-// same key wait for the one that builds it. Throws fgemm::Error: Unsupported without a driver or an sm_90
-// device, InvalidValue for a device index out of range or a spec that asks for more shared memory than
-// the device has, Runtime when compiling or loading fails (a later call tries again).
+// same key wait for the one that builds it. The kernels are compiled for sm_90a: their callers check that
+// the device is one (cuda::use_hopper_device). Throws fgemm::Error: Unsupported without a driver,
+// InvalidValue for a device index out of range or a spec that asks for more shared memory than the device
+// has, Runtime when compiling or loading fails (a later call tries again).
 const Kernel& get_kernel(int device_index, const std::string& config_key,
                          const std::function<KernelSpec()>& make_spec);
 
