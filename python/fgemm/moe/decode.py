@@ -1,0 +1,76 @@
+"""The layer for few tokens (decode), with fixed sizes so that a CUDA graph can capture all of it.
+
+Every rank sends every other rank the same fixed block: `capacity` slots per expert of the destination, of
+which the first counts[e] are real. So the all_to_alls use equal splits, the masked layout's masked_m carries
+the counts, and nothing is read on the host. A (token, expert) pair beyond the capacity is dropped and
+counted in `dropped` (a device tensor), which the layer turns into an error.
+"""
+
+from typing import Tuple
+
+import torch
+import torch.distributed as dist
+
+from ..layout import ceil_div, get_mn_major_tma_aligned_tensor
+from ..quantize import per_token_cast_to_fp8
+from .combine import weighted_sum
+from .exchange import all_to_all_rows
+from .experts import QuantizedExperts
+from .ffn import ffn_masked
+from .layouts import masked_layout
+from .routing import count_per_expert, position_within_expert
+
+
+def decode_forward(tokens: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
+                   experts: QuantizedExperts, num_experts: int, capacity: int, expected_m: int,
+                   group) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(the layer's output [T, H], the number of pairs dropped for want of capacity, an int64 scalar tensor)."""
+    world = dist.get_world_size(group)
+    local_experts = num_experts // world
+    num_tokens, top_k = topk_ids.shape
+    hidden = tokens.shape[1]
+    scale_columns = ceil_div(hidden, 128)
+    device = tokens.device
+    slots = num_experts * capacity  # per rank, sent and received alike
+
+    # Dispatch: pair p goes to slot (expert, place among its expert's pairs); a pair past the capacity goes to
+    # a spare row that is not sent.
+    expert_of_pair = topk_ids.reshape(-1).long()
+    token_of_pair = torch.arange(expert_of_pair.numel(), device=device) // top_k
+    place = position_within_expert(expert_of_pair, num_experts)
+    fits = place < capacity
+    slot_of_pair = torch.where(fits, expert_of_pair * capacity + place, torch.full_like(place, slots))
+    counts = count_per_expert(expert_of_pair, num_experts).clamp_(max=capacity)
+    dropped = (~fits).sum()
+
+    codes, scales = per_token_cast_to_fp8(tokens)
+    send_codes = torch.empty(slots + 1, hidden, dtype=torch.uint8, device=device)
+    send_codes.index_copy_(0, slot_of_pair, codes.view(torch.uint8)[token_of_pair])
+    send_scales = torch.empty(slots + 1, scale_columns, dtype=torch.float32, device=device)
+    send_scales.index_copy_(0, slot_of_pair, scales[token_of_pair])
+    received = torch.empty_like(counts)
+    all_to_all_rows(received, counts, None, None, group, "the token counts")
+    received_codes = torch.empty(slots, hidden, dtype=torch.uint8, device=device)
+    all_to_all_rows(received_codes, send_codes[:slots], None, None, group, "the FP8 tokens")
+    received_scales = torch.empty(slots, scale_columns, dtype=torch.float32, device=device)
+    all_to_all_rows(received_scales, send_scales[:slots], None, None, group, "the tokens' scales")
+
+    # Experts: the received slots, [W, E_local, capacity], compacted per expert into [E_local, W * capacity].
+    row_of_slot, masked_m = masked_layout(received.view(world, local_experts), capacity)
+    rows = local_experts * world * capacity
+    layout_codes = torch.empty(rows + 1, hidden, dtype=torch.uint8, device=device)
+    layout_codes.index_copy_(0, row_of_slot.flatten(), received_codes)
+    layout_scales = torch.zeros(rows + 1, scale_columns, dtype=torch.float32, device=device)
+    layout_scales.index_copy_(0, row_of_slot.flatten(), received_scales)
+    layout = (layout_codes[:rows].view(torch.float8_e4m3fn).view(local_experts, world * capacity, hidden),
+              get_mn_major_tma_aligned_tensor(layout_scales[:rows].view(local_experts, world * capacity,
+                                                                        scale_columns)))
+    outputs = ffn_masked(layout, masked_m, expected_m, experts).view(rows, hidden)
+
+    # Combine: every slot sends back a row (the spare ones any row, never read), and each pair reads its own.
+    returned = torch.empty(slots, hidden, dtype=torch.bfloat16, device=device)
+    all_to_all_rows(returned, outputs[row_of_slot.flatten().clamp(max=rows - 1)], None, None, group,
+                    "the expert outputs")
+    output_of_pair = returned[slot_of_pair.clamp(max=slots - 1)]
+    weights = torch.where(fits.view(num_tokens, top_k), topk_weights, torch.zeros_like(topk_weights))
+    return weighted_sum(output_of_pair.view(num_tokens, top_k, hidden), weights, tokens.dtype), dropped
