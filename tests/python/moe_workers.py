@@ -93,6 +93,12 @@ def compare_with_reference(rank: int, world: int, port: int, backend: str) -> No
         mine = my_share(rank, problem)
         assert_same(layer(*mine, mode="prefill"), expected, exact, f"rank {rank} prefill, {id_dtype}")
         assert_same(layer(*mine, mode="decode"), expected, exact, f"rank {rank} decode, {id_dtype}")
+    # Rank 1 has no tokens at all: it still takes part in every exchange, and serves rank 0's.
+    problem = [t.to(device) for t in routed_tokens(5, TOKENS_PER_RANK[0])]
+    expected = reference(*problem)[:TOKENS_PER_RANK[0] if rank == 0 else 0]
+    mine = [t[:expected.shape[0]] for t in problem]
+    for mode in ("prefill", "decode"):
+        assert_same(layer(*mine, mode=mode), expected, exact, f"rank {rank} {mode}, rank 1 without tokens")
 
     # Every token to experts 0, 1, 3: expert 0 gets more pairs from each rank than a capacity of 4.
     small = ExpertParallelMoE(NUM_EXPERTS, HIDDEN, INTERMEDIATE, decode_max_tokens=max(TOKENS_PER_RANK),
@@ -120,7 +126,10 @@ def fail_on_rank_one(rank: int, world: int, port: int, backend: str, timeout_s: 
         layer(tokens, topk_ids, topk_weights)
     except RuntimeError as error:
         messages.put(str(error))
-        raise
+        messages.close()
+        messages.join_thread()
+        # At once: an orderly exit would wait for the communication that never completes.
+        os._exit(1)
 
 
 def _entry(function, rank, world, args):
@@ -144,3 +153,37 @@ def run_ranks(function, world: int, args: tuple, deadline_s: float):
             process.kill()
             process.join()
     return codes, time.monotonic() - start
+
+
+def replay_decode_graph(rank: int, world: int, port: int) -> None:
+    """Captures decode (dispatch, experts, combine) in one CUDA graph on GPU `rank`, then replays it with new
+    tokens and routings copied into its static inputs, each replay against the reference."""
+    init_group(rank, world, port, "nccl", timeout_s=60)
+    device = torch.device("cuda", rank)
+    gate_up, down = (w.to(device) for w in expert_weights(seed=0))
+    layer = ExpertParallelMoE(NUM_EXPERTS, HIDDEN, INTERMEDIATE, decode_max_tokens=max(TOKENS_PER_RANK),
+                              device=device)
+    layer.load_expert_weights(gate_up, down)
+    reference = ReferenceMoE(gate_up, down)
+    static = [t.to(device) for t in my_share(rank, routed_tokens(10, sum(TOKENS_PER_RANK)))]
+    # Warm up on a side stream, as torch.cuda.graphs asks: the kernels are compiled and NCCL's communicator
+    # is set up before the capture.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            layer(*static, mode="decode")
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    # thread_local: NCCL's watchdog thread polls events while this thread captures.
+    with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+        output = layer(*static, mode="decode")
+    for seed in (11, 12, 13):
+        problem = [t.to(device) for t in routed_tokens(seed, sum(TOKENS_PER_RANK))]
+        for buffer, value in zip(static, my_share(rank, problem)):
+            buffer.copy_(value)
+        graph.replay()
+        torch.cuda.synchronize()
+        layer.check_capacity()
+        assert_same(output, my_share(rank, [reference(*problem)])[0], exact=False, what=f"rank {rank} replay {seed}")
+    dist.destroy_process_group()

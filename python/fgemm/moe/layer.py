@@ -30,6 +30,7 @@ class ExpertParallelMoE(nn.Module):
     `down` [E/W, hidden, intermediate]) and as FP8 copies in 128x128 blocks, which the GEMMs read. The FP8
     copies are made at construction; call quantize_weights() after changing or moving the parameters.
 
+    Every rank of the group constructs the layer at the same time, with the same arguments (checked).
     forward(tokens [T, hidden], topk_ids [T, k] int32/int64, topk_weights [T, k]) returns [T, hidden] in the
     tokens' dtype: every rank calls it (with its own tokens, T may differ between ranks) at the same time.
     - mode="prefill": the tokens go out in FP8 with their per-token scales, exactly as many as were routed
@@ -66,12 +67,23 @@ class ExpertParallelMoE(nn.Module):
         self.intermediate = intermediate
         self.decode_max_tokens = decode_max_tokens
         self.max_tokens_per_expert = max_tokens_per_expert or decode_max_tokens
+        self._check_ranks_agree()
         self.gate_up = nn.Parameter(torch.randn(self.local_experts, 2 * intermediate, hidden, device=device,
                                                 dtype=dtype) / math.sqrt(hidden))
         self.down = nn.Parameter(torch.randn(self.local_experts, hidden, intermediate, device=device,
                                              dtype=dtype) / math.sqrt(intermediate))
         self.register_buffer("dropped_pairs", torch.zeros((), dtype=torch.int64, device=device), persistent=False)
         self.quantize_weights()
+
+    def _check_ranks_agree(self) -> None:
+        # Decode's all_to_alls send fixed blocks whose sizes follow from these: ranks that disagree would pair
+        # mismatched buffers. (Gathered once, here, which makes construction a collective call.)
+        sizes = (self.num_experts, self.hidden, self.intermediate, self.decode_max_tokens, self.max_tokens_per_expert)
+        every_rank = [None] * self.world_size
+        dist.all_gather_object(every_rank, sizes, group=self.group)
+        if any(other != sizes for other in every_rank):
+            raise ValueError(f"{_OP}: every rank must construct the layer with the same (num_experts, hidden, "
+                             f"intermediate, decode_max_tokens, max_tokens_per_expert); the ranks have {every_rank}")
 
     @property
     def first_expert(self) -> int:
