@@ -3,9 +3,10 @@
 Every rank sends every other rank the same fixed block: `capacity` slots per expert of the destination, of
 which the first counts[e] are real. So the all_to_alls use equal splits, the masked layout's masked_m carries
 the counts, and nothing is read on the host. A (token, expert) pair beyond the capacity is dropped and
-counted in `dropped` (a device tensor), which the layer turns into an error.
+counted (a device tensor), which the layer turns into an error. Three steps: dispatch, experts, combine.
 """
 
+from dataclasses import dataclass
 from typing import Tuple
 
 import torch
@@ -21,27 +22,37 @@ from .layouts import masked_layout
 from .routing import count_per_expert, position_within_expert
 
 
-def decode_forward(tokens: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
-                   experts: QuantizedExperts, num_experts: int, capacity: int, expected_m: int,
-                   group) -> Tuple[torch.Tensor, torch.Tensor]:
-    """(the layer's output [T, H], the number of pairs dropped for want of capacity, an int64 scalar tensor)."""
+@dataclass
+class DecodeDispatch:
+    """The tokens this rank's experts received, in the masked layout, and what the combine needs."""
+
+    tokens: Tuple[torch.Tensor, torch.Tensor]  # FP8 [E_local, W * capacity, H] and MN-major scales
+    masked_m: torch.Tensor  # int32 [E_local], the real rows of each expert
+    expected_m: int  # the masked GEMM's hint
+    row_of_slot: torch.Tensor  # int64 [W * E_local * capacity]: each received slot's row in the layout, or a spare
+    slot_of_pair: torch.Tensor  # int64 [T * k]: the slot each pair was sent in, or the spare one
+    fits: torch.Tensor  # bool [T * k]: whether the pair had a slot
+    dropped: torch.Tensor  # int64 scalar: the pairs without one
+    top_k: int
+
+
+def dispatch_decode(tokens: torch.Tensor, topk_ids: torch.Tensor, num_experts: int, capacity: int,
+                    expected_m: int, group) -> DecodeDispatch:
     world = dist.get_world_size(group)
     local_experts = num_experts // world
-    num_tokens, top_k = topk_ids.shape
     hidden = tokens.shape[1]
     scale_columns = ceil_div(hidden, 128)
     device = tokens.device
     slots = num_experts * capacity  # per rank, sent and received alike
 
-    # Dispatch: pair p goes to slot (expert, place among its expert's pairs); a pair past the capacity goes to
-    # a spare row that is not sent.
+    # Pair p goes to slot (expert, place among its expert's pairs); a pair past the capacity goes to a spare
+    # row that is not sent.
     expert_of_pair = topk_ids.reshape(-1).long()
-    token_of_pair = torch.arange(expert_of_pair.numel(), device=device) // top_k
+    token_of_pair = torch.arange(expert_of_pair.numel(), device=device) // topk_ids.shape[1]
     place = position_within_expert(expert_of_pair, num_experts)
     fits = place < capacity
     slot_of_pair = torch.where(fits, expert_of_pair * capacity + place, torch.full_like(place, slots))
     counts = count_per_expert(expert_of_pair, num_experts).clamp_(max=capacity)
-    dropped = (~fits).sum()
 
     codes, scales = per_token_cast_to_fp8(tokens)
     send_codes = torch.empty(slots + 1, hidden, dtype=torch.uint8, device=device)
@@ -55,22 +66,35 @@ def decode_forward(tokens: torch.Tensor, topk_ids: torch.Tensor, topk_weights: t
     received_scales = torch.empty(slots, scale_columns, dtype=torch.float32, device=device)
     all_to_all_rows(received_scales, send_scales[:slots], None, None, group, "the tokens' scales")
 
-    # Experts: the received slots, [W, E_local, capacity], compacted per expert into [E_local, W * capacity].
+    # The received slots, [W, E_local, capacity], compacted per expert into [E_local, W * capacity].
     row_of_slot, masked_m = masked_layout(received.view(world, local_experts), capacity)
+    row_of_slot = row_of_slot.flatten()
     rows = local_experts * world * capacity
     layout_codes = torch.empty(rows + 1, hidden, dtype=torch.uint8, device=device)
-    layout_codes.index_copy_(0, row_of_slot.flatten(), received_codes)
+    layout_codes.index_copy_(0, row_of_slot, received_codes)
     layout_scales = torch.zeros(rows + 1, scale_columns, dtype=torch.float32, device=device)
-    layout_scales.index_copy_(0, row_of_slot.flatten(), received_scales)
+    layout_scales.index_copy_(0, row_of_slot, received_scales)
     layout = (layout_codes[:rows].view(torch.float8_e4m3fn).view(local_experts, world * capacity, hidden),
               get_mn_major_tma_aligned_tensor(layout_scales[:rows].view(local_experts, world * capacity,
                                                                         scale_columns)))
-    outputs = ffn_masked(layout, masked_m, expected_m, experts).view(rows, hidden)
+    return DecodeDispatch(layout, masked_m, expected_m, row_of_slot, slot_of_pair, fits, (~fits).sum(),
+                          topk_ids.shape[1])
 
-    # Combine: every slot sends back a row (the spare ones any row, never read), and each pair reads its own.
-    returned = torch.empty(slots, hidden, dtype=torch.bfloat16, device=device)
-    all_to_all_rows(returned, outputs[row_of_slot.flatten().clamp(max=rows - 1)], None, None, group,
+
+def experts_decode(dispatched: DecodeDispatch, experts: QuantizedExperts) -> torch.Tensor:
+    return ffn_masked(dispatched.tokens, dispatched.masked_m, dispatched.expected_m, experts)
+
+
+def combine_decode(expert_outputs: torch.Tensor, dispatched: DecodeDispatch, topk_weights: torch.Tensor,
+                   dtype: torch.dtype, group) -> torch.Tensor:
+    """Every slot sends back a row (a spare slot any row, never read), and each pair reads its own; a dropped
+    pair weighs nothing."""
+    hidden = expert_outputs.shape[-1]
+    outputs = expert_outputs.reshape(-1, hidden)
+    slots = dispatched.row_of_slot.numel()
+    returned = torch.empty(slots, hidden, dtype=torch.bfloat16, device=outputs.device)
+    all_to_all_rows(returned, outputs[dispatched.row_of_slot.clamp(max=outputs.shape[0] - 1)], None, None, group,
                     "the expert outputs")
-    output_of_pair = returned[slot_of_pair.clamp(max=slots - 1)]
-    weights = torch.where(fits.view(num_tokens, top_k), topk_weights, torch.zeros_like(topk_weights))
-    return weighted_sum(output_of_pair.view(num_tokens, top_k, hidden), weights, tokens.dtype), dropped
+    output_of_pair = returned[dispatched.slot_of_pair.clamp(max=slots - 1)]
+    weights = torch.where(dispatched.fits.view(topk_weights.shape), topk_weights, torch.zeros_like(topk_weights))
+    return weighted_sum(output_of_pair.view(-1, dispatched.top_k, hidden), weights, dtype)

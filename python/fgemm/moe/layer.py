@@ -1,15 +1,15 @@
 """ExpertParallelMoE: the mixture-of-experts layer with its experts sharded over a process group."""
 
 import math
-from typing import Optional
+from typing import Optional, Union
 
 import torch
 import torch.distributed as dist
 from torch import nn
 
-from .decode import decode_forward
+from .decode import DecodeDispatch, combine_decode, dispatch_decode, experts_decode
 from .experts import check_expert_weights, quantize_experts
-from .prefill import prefill_forward
+from .prefill import PrefillDispatch, combine_prefill, dispatch_prefill, experts_prefill
 from .routing import check_routing, is_capturing
 
 _OP = "fgemm.moe.ExpertParallelMoE"
@@ -110,9 +110,18 @@ class ExpertParallelMoE(nn.Module):
 
     def forward(self, tokens: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor, *,
                 mode: str = "prefill") -> torch.Tensor:
+        dispatched = self.dispatch(tokens, topk_ids, topk_weights, mode=mode)
+        return self.combine(self.run_experts(dispatched), dispatched, topk_weights, tokens.dtype)
+
+    # forward's three steps, public for timing them (bench/bench_moe.py) and for overlapping them with other work.
+
+    def dispatch(self, tokens: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor, *,
+                 mode: str = "prefill") -> Union[PrefillDispatch, DecodeDispatch]:
+        """Checks the arguments, quantizes the tokens and sends each to the ranks of its experts; returns what
+        this rank's experts received, in the mode's layout."""
         check_routing(tokens, topk_ids, topk_weights, self.hidden, self.num_experts, _OP)
         if mode == "prefill":
-            return prefill_forward(tokens, topk_ids, topk_weights, self.experts, self.num_experts, self.group)
+            return dispatch_prefill(tokens, topk_ids, self.num_experts, self.group)
         if mode != "decode":
             raise ValueError(f"{_OP}: argument 'mode' expected 'prefill' or 'decode', got {mode!r}")
         if self.decode_max_tokens is None:
@@ -122,10 +131,23 @@ class ExpertParallelMoE(nn.Module):
                              f"rows in mode='decode', got {tokens.shape[0]}")
         # The masked GEMM's hint: the tokens an expert gets from all ranks when routing is even.
         expected_m = max(1, math.ceil(tokens.shape[0] * topk_ids.shape[1] * self.world_size / self.num_experts))
-        output, dropped = decode_forward(tokens, topk_ids, topk_weights, self.experts, self.num_experts,
-                                         self.max_tokens_per_expert, expected_m, self.group)
-        self.dropped_pairs += dropped
-        if not is_capturing(tokens):
+        return dispatch_decode(tokens, topk_ids, self.num_experts, self.max_tokens_per_expert, expected_m,
+                               self.group)
+
+    def run_experts(self, dispatched: Union[PrefillDispatch, DecodeDispatch]) -> torch.Tensor:
+        """This rank's experts on what it received: BF16, in the dispatch's layout."""
+        if isinstance(dispatched, PrefillDispatch):
+            return experts_prefill(dispatched, self.experts)
+        return experts_decode(dispatched, self.experts)
+
+    def combine(self, expert_outputs: torch.Tensor, dispatched: Union[PrefillDispatch, DecodeDispatch],
+                topk_weights: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+        """Sends the outputs back to the ranks of their tokens and sums each token's, weighted: [T, H] in dtype."""
+        if isinstance(dispatched, PrefillDispatch):
+            return combine_prefill(expert_outputs, dispatched, topk_weights, dtype, self.group)
+        output = combine_decode(expert_outputs, dispatched, topk_weights, dtype, self.group)
+        self.dropped_pairs += dispatched.dropped
+        if not is_capturing(output):
             self.check_capacity()
         return output
 
