@@ -111,6 +111,13 @@ def compare_with_reference(rank: int, world: int, port: int, backend: str) -> No
         assert "max_tokens_per_expert=4" in str(error), error
     else:
         raise AssertionError(f"rank {rank}: decode beyond max_tokens_per_expert did not raise")
+
+    try:
+        small.set_decode_capacity(8 + rank)
+    except ValueError as error:
+        assert "every rank must give the layer the same" in str(error), error
+    else:
+        raise AssertionError(f"rank {rank}: ranks with different decode capacities went unnoticed")
     dist.destroy_process_group()
 
 

@@ -76,5 +76,7 @@ def test_bad_arguments_raise_errors_naming_them(one_rank_group):
         layer(tokens, topk_ids, topk_weights, mode="train")
     with pytest.raises(ValueError, match="at most decode_max_tokens=4 rows in mode='decode', got 6"):
         layer(tokens, topk_ids, topk_weights, mode="decode")
+    layer.set_decode_capacity(8)
+    assert layer(tokens, topk_ids, topk_weights, mode="decode").shape == tokens.shape
     with pytest.raises(ValueError, match=r"'down' expected shape \[8, 256, 128\]"):
         layer.load_expert_weights(*expert_weights(seed=0)[:1], torch.zeros(8, 256, 64))

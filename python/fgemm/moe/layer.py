@@ -57,17 +57,11 @@ class ExpertParallelMoE(nn.Module):
         if num_experts % self.world_size:
             raise ValueError(f"{_OP}: argument 'num_experts' expected a multiple of the group's {self.world_size} "
                              f"ranks, got {num_experts}")
-        if decode_max_tokens is not None:
-            _check_positive(decode_max_tokens, "decode_max_tokens")
-        if max_tokens_per_expert is not None:
-            _check_positive(max_tokens_per_expert, "max_tokens_per_expert")
         self.num_experts = num_experts
         self.local_experts = num_experts // self.world_size
         self.hidden = hidden
         self.intermediate = intermediate
-        self.decode_max_tokens = decode_max_tokens
-        self.max_tokens_per_expert = max_tokens_per_expert or decode_max_tokens
-        self._check_ranks_agree()
+        self.set_decode_capacity(decode_max_tokens, max_tokens_per_expert)
         self.gate_up = nn.Parameter(torch.randn(self.local_experts, 2 * intermediate, hidden, device=device,
                                                 dtype=dtype) / math.sqrt(hidden))
         self.down = nn.Parameter(torch.randn(self.local_experts, hidden, intermediate, device=device,
@@ -75,15 +69,28 @@ class ExpertParallelMoE(nn.Module):
         self.register_buffer("dropped_pairs", torch.zeros((), dtype=torch.int64, device=device), persistent=False)
         self.quantize_weights()
 
+    def set_decode_capacity(self, decode_max_tokens: Optional[int], max_tokens_per_expert: Optional[int] = None) -> None:
+        """Sets the sizes of decode's fixed buffers: at most decode_max_tokens tokens per rank and call (None:
+        no decode), at most max_tokens_per_expert pairs from one rank to one expert (default decode_max_tokens).
+        A collective call, as construction is: every rank, the same values. A CUDA graph captured before keeps
+        the sizes it was captured with."""
+        if decode_max_tokens is not None:
+            _check_positive(decode_max_tokens, "decode_max_tokens")
+        if max_tokens_per_expert is not None:
+            _check_positive(max_tokens_per_expert, "max_tokens_per_expert")
+        self.decode_max_tokens = decode_max_tokens
+        self.max_tokens_per_expert = max_tokens_per_expert or decode_max_tokens
+        self._check_ranks_agree()
+
     def _check_ranks_agree(self) -> None:
         # Decode's all_to_alls send fixed blocks whose sizes follow from these: ranks that disagree would pair
-        # mismatched buffers. (Gathered once, here, which makes construction a collective call.)
+        # mismatched buffers. (Gathered here, which makes construction a collective call.)
         sizes = (self.num_experts, self.hidden, self.intermediate, self.decode_max_tokens, self.max_tokens_per_expert)
         every_rank = [None] * self.world_size
         dist.all_gather_object(every_rank, sizes, group=self.group)
         if any(other != sizes for other in every_rank):
-            raise ValueError(f"{_OP}: every rank must construct the layer with the same (num_experts, hidden, "
-                             f"intermediate, decode_max_tokens, max_tokens_per_expert); the ranks have {every_rank}")
+            raise ValueError(f"{_OP}: every rank must give the layer the same (num_experts, hidden, intermediate, "
+                             f"decode_max_tokens, max_tokens_per_expert); the ranks have {every_rank}")
 
     @property
     def first_expert(self) -> int:
