@@ -10,7 +10,7 @@ over the masked layout's fixed buffer (decode), on the BF16 master weights and t
 dispatch and combine are the layer's own. Tokens per second count the tokens of all ranks.
 
     python bench/bench_moe.py [--gpus 2] [--prefill-tokens 4096] [--decode-tokens 1,16,64,128]
-                              [--decode-capacity N] [--repeats 20] [--json moe.json]
+                              [--decode-capacity auto|tokens|N] [--repeats 20] [--json moe.json]
 """
 
 import argparse
@@ -41,13 +41,26 @@ def parse_args(argv=None):
     parser.add_argument("--gpus", type=int, default=2, help="ranks, one per GPU (default 2)")
     parser.add_argument("--prefill-tokens", type=int, default=4096, help="tokens per rank in prefill (0: none)")
     parser.add_argument("--decode-tokens", default="1,16,64,128", help="tokens per rank in decode, comma-separated")
-    parser.add_argument("--decode-capacity", type=int, default=None,
-                        help="max_tokens_per_expert in decode (default: the tokens per rank, which never drops)")
+    parser.add_argument("--decode-capacity", default="auto",
+                        help="max_tokens_per_expert in decode: 'auto' (default: twice the pairs an expert gets "
+                             "from a rank on average, plus 8, at most the tokens), 'tokens' (the tokens per rank, "
+                             "which no routing exceeds) or a number")
     parser.add_argument("--repeats", type=int, default=20, help="timed calls per measurement (default 20)")
     parser.add_argument("--json", help="write the results to this file")
     args = parser.parse_args(argv)
     args.decode_tokens = [int(t) for t in args.decode_tokens.split(",") if t]
     return args
+
+
+def decode_capacity(choice, tokens_per_rank):
+    """max_tokens_per_expert for --decode-capacity. 'auto' is far above what uniform routing gives any expert
+    (a binomial of mean T * k / E), and a fraction of the worst case: the fixed exchange moves E * capacity
+    rows per rank whatever the routing."""
+    if choice == "tokens":
+        return tokens_per_rank
+    if choice == "auto":
+        return min(tokens_per_rank, 2 * fgemm.ceil_div(tokens_per_rank * TOP_K, NUM_EXPERTS) + 8)
+    return int(choice)
 
 
 def routing(num_tokens, device, seed):
@@ -196,7 +209,7 @@ def worker(rank, world, port, args, queue):
     if args.prefill_tokens:
         results.append(measure(layer, "prefill", args.prefill_tokens, args, world, rank))
     for tokens in args.decode_tokens:
-        layer.set_decode_capacity(tokens, args.decode_capacity)
+        layer.set_decode_capacity(tokens, decode_capacity(args.decode_capacity, tokens))
         results.append(measure(layer, "decode", tokens, args, world, rank))
     if rank == 0:
         queue.put(results)
@@ -211,14 +224,15 @@ def fmt(value, digits=3):
 def print_table(results, device_name):
     print(f"ExpertParallelMoE on {results[0]['ranks']} x {device_name}: hidden {HIDDEN}, intermediate "
           f"{INTERMEDIATE}, {NUM_EXPERTS} experts, top-{TOP_K}; ms, median, slowest rank")
-    header = ("mode", "tok/rank", "MB out/rank", "dispatch", "experts", "combine", "layer", "graph",
+    header = ("mode", "tok/rank", "capacity", "MB out/rank", "dispatch", "experts", "combine", "layer", "graph",
               "TFLOPS exp", "tok/s", "bf16 experts", "bf16 layer", "bf16 graph", "bf16 tok/s", "speed-up")
     print(" | ".join(header))
     for row in results:
         ours, base = row["fgemm"], row["bf16"]
         whole, base_whole = ours.get("graph") or ours["layer"], base.get("graph") or base["layer"]
         print(" | ".join([
-            row["mode"], str(row["tokens_per_rank"]), f"{row['dispatch_bytes_per_rank'] / 1e6:.1f}",
+            row["mode"], str(row["tokens_per_rank"]), str(row["capacity"] or "-"),
+            f"{row['dispatch_bytes_per_rank'] / 1e6:.1f}",
             fmt(ours["dispatch"]), fmt(ours["experts"]), fmt(ours["combine"]), fmt(ours["layer"]),
             fmt(ours.get("graph")), fmt(ours["expert_tflops"], 1), f"{ours['tokens_per_s']:.0f}",
             fmt(base["experts"]), fmt(base["layer"]), fmt(base.get("graph")), f"{base['tokens_per_s']:.0f}",
