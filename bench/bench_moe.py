@@ -16,7 +16,6 @@ dispatch and combine are the layer's own. Tokens per second count the tokens of 
 import argparse
 import datetime
 import json
-import os
 import socket
 import statistics
 import sys
@@ -27,12 +26,10 @@ import torch.multiprocessing as mp
 import torch.nn.functional as F
 
 import fgemm
-from fgemm.moe import ExpertParallelMoE
+from fgemm.moe import ExpertParallelMoE, disable_multicast
 from fgemm.quantize import per_token_dequantize
 
 NUM_EXPERTS, HIDDEN, INTERMEDIATE, TOP_K = 256, 7168, 2048, 8
-# NVLink multicast stays off (NCCL's NVLS algorithms and torch's symmetric memory would use it).
-MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1"}
 WARMUP = 3
 
 
@@ -199,7 +196,7 @@ def measure(layer, mode, tokens_per_rank, args, world, rank):
 
 
 def worker(rank, world, port, args, queue):
-    os.environ.update(MULTICAST_OFF)
+    disable_multicast()
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=600), device_id=torch.device("cuda", rank))
@@ -249,7 +246,7 @@ def main(argv=None):
     args = parse_args(argv)
     if torch.cuda.device_count() < args.gpus:
         sys.exit(f"bench_moe.py: needs {args.gpus} CUDA devices, torch sees {torch.cuda.device_count()}")
-    os.environ.update(MULTICAST_OFF)
+    disable_multicast()  # in the ranks' inherited environment too
     queue = mp.get_context("spawn").SimpleQueue()
     mp.spawn(worker, args=(args.gpus, free_port(), args, queue), nprocs=args.gpus)
     results = queue.get()

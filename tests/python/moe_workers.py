@@ -15,10 +15,8 @@ import torch
 import torch.distributed as dist
 
 import fgemm
-from fgemm.moe import ExpertParallelMoE, ReferenceMoE
+from fgemm.moe import ExpertParallelMoE, ReferenceMoE, disable_multicast
 
-# NVLink multicast stays off (NCCL's NVLS algorithms and torch's symmetric memory would use it).
-MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1"}
 NUM_EXPERTS, HIDDEN, INTERMEDIATE, TOP_K = 8, 256, 128, 3
 IDLE_EXPERTS = (2, 5)  # receive no tokens: one on each rank when two ranks share the experts
 TOKENS_PER_RANK = (40, 23)  # uneven, and rank 1's is no multiple of anything
@@ -31,7 +29,7 @@ def free_port() -> int:
 
 
 def init_group(rank: int, world: int, port: int, backend: str, timeout_s: float) -> None:
-    os.environ.update(MULTICAST_OFF)
+    disable_multicast()
     if backend == "nccl":
         torch.cuda.set_device(rank)
     dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,

@@ -10,7 +10,8 @@ import multiprocessing
 import pytest
 import torch
 
-from moe_workers import MULTICAST_OFF, compare_with_reference, fail_on_rank_one, free_port, replay_decode_graph, run_ranks
+from fgemm.moe import MULTICAST_OFF
+from moe_workers import compare_with_reference, fail_on_rank_one, free_port, replay_decode_graph, run_ranks
 
 pytestmark = [
     pytest.mark.gpu,

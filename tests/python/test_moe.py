@@ -3,6 +3,7 @@ routing with idle experts), a rank's failure ending in bounded time, and the arg
 
 import datetime
 import multiprocessing
+import os
 
 import pytest
 import torch
@@ -13,6 +14,13 @@ from moe_workers import (HIDDEN, INTERMEDIATE, NUM_EXPERTS, TOKENS_PER_RANK, com
                          expert_weights, fail_on_rank_one, free_port, routed_tokens, run_ranks)
 
 OP = "fgemm.moe.ExpertParallelMoE"
+
+
+def test_disable_multicast_turns_off_nccl_nvls_and_symmetric_memory_multicast(monkeypatch):
+    for name in fgemm.moe.MULTICAST_OFF:
+        monkeypatch.delenv(name, raising=False)
+    fgemm.moe.disable_multicast()
+    assert os.environ["NCCL_NVLS_ENABLE"] == "0" and os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1"
 
 
 def test_two_gloo_ranks_match_the_reference_bit_for_bit():

@@ -5,7 +5,8 @@ ExpertParallelMoE is the layer; ReferenceMoE computes the same layer in one proc
 tests. docs/EXPERT_PARALLEL.md describes how the layer works and how it scales.
 """
 
+from .environment import MULTICAST_OFF, disable_multicast
 from .layer import ExpertParallelMoE
 from .reference import ReferenceMoE
 
-__all__ = ["ExpertParallelMoE", "ReferenceMoE"]
+__all__ = ["ExpertParallelMoE", "ReferenceMoE", "MULTICAST_OFF", "disable_multicast"]

@@ -69,7 +69,8 @@ class ExpertParallelMoE(nn.Module):
         self.register_buffer("dropped_pairs", torch.zeros((), dtype=torch.int64, device=device), persistent=False)
         self.quantize_weights()
 
-    def set_decode_capacity(self, decode_max_tokens: Optional[int], max_tokens_per_expert: Optional[int] = None) -> None:
+    def set_decode_capacity(self, decode_max_tokens: Optional[int],
+                            max_tokens_per_expert: Optional[int] = None) -> None:
         """Sets the sizes of decode's fixed buffers: at most decode_max_tokens tokens per rank and call (None:
         no decode), at most max_tokens_per_expert pairs from one rank to one expert (default decode_max_tokens).
         A collective call, as construction is: every rank, the same values. A CUDA graph captured before keeps
