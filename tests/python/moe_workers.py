@@ -119,13 +119,18 @@ def compare_with_reference(rank: int, world: int, port: int, backend: str) -> No
     dist.destroy_process_group()
 
 
-def fail_on_rank_one(rank: int, world: int, port: int, backend: str, timeout_s: float, messages) -> None:
+def fail_on_rank_one(rank: int, world: int, port: int, backend: str, timeout_s: float, messages,
+                     rank_zero_ready) -> None:
     """Rank 1 dies before the layer's first exchange; rank 0 must end with an error, not wait forever."""
     init_group(rank, world, port, backend, timeout_s)
     device = torch.device("cuda", rank) if backend == "nccl" else torch.device("cpu")
     layer = ExpertParallelMoE(NUM_EXPERTS, HIDDEN, INTERMEDIATE, device=device)
     if rank == 1:
-        os._exit(3)  # as a crash would: no cleanup, no goodbye to the peers
+        # Once rank 0 has finished construction's exchange (which may still read from this rank when this
+        # rank's part is done), as a crash would: no cleanup, no goodbye to the peers.
+        rank_zero_ready.wait()
+        os._exit(3)
+    rank_zero_ready.set()
     tokens, topk_ids, topk_weights = (t.to(device) for t in routed_tokens(4, TOKENS_PER_RANK[0]))
     try:
         layer(tokens, topk_ids, topk_weights)

@@ -41,9 +41,11 @@ def test_a_failed_rank_ends_the_other_in_bounded_time(monkeypatch):
     # NCCL's watchdog, which would otherwise abort the process first, only watches.
     monkeypatch.setenv("TORCH_NCCL_BLOCKING_WAIT", "1")
     monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0")
-    messages = multiprocessing.get_context("spawn").Queue()
+    context = multiprocessing.get_context("spawn")
+    messages, rank_zero_ready = context.Queue(), context.Event()
     timeout_s = 20.0
-    codes, seconds = run_ranks(fail_on_rank_one, 2, (free_port(), "nccl", timeout_s, messages), deadline_s=150)
+    codes, seconds = run_ranks(fail_on_rank_one, 2, (free_port(), "nccl", timeout_s, messages, rank_zero_ready),
+                              deadline_s=150)
     assert codes[1] == 3
     assert codes[0] not in (0, None), f"rank 0 ended with {codes[0]} after {seconds:.0f} s"
     message = messages.get(timeout=5)

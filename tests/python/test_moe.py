@@ -29,8 +29,10 @@ def test_two_gloo_ranks_match_the_reference_bit_for_bit():
 
 
 def test_a_failed_rank_ends_the_others_in_bounded_time_with_a_clear_error():
-    messages = multiprocessing.get_context("spawn").Queue()
-    codes, seconds = run_ranks(fail_on_rank_one, 2, (free_port(), "gloo", 5.0, messages), deadline_s=60)
+    context = multiprocessing.get_context("spawn")
+    messages, rank_zero_ready = context.Queue(), context.Event()
+    codes, seconds = run_ranks(fail_on_rank_one, 2, (free_port(), "gloo", 5.0, messages, rank_zero_ready),
+                              deadline_s=60)
     assert codes[1] == 3
     assert codes[0] not in (0, None), f"rank 0 ended with {codes[0]} after {seconds:.0f} s"
     message = messages.get(timeout=5)
