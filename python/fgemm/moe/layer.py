@@ -41,6 +41,7 @@ class ExpertParallelMoE(nn.Module):
       experts exceeds); the experts run in the masked layout. A pair beyond that capacity is dropped: outside
       a capture the call then raises RuntimeError; under a capture the count accumulates in `dropped_pairs`,
       which check_capacity() reads.
+    For inference: the GEMMs take quantized copies, so no gradient reaches the parameters.
     """
 
     def __init__(self, num_experts: int, hidden: int, intermediate: int, *, group: Optional[dist.ProcessGroup] = None,
@@ -100,7 +101,7 @@ class ExpertParallelMoE(nn.Module):
 
     def quantize_weights(self) -> None:
         """Makes the FP8 copies (128x128 blocks) of the BF16 masters, which forward reads."""
-        self.experts = quantize_experts(self.gate_up, self.down)
+        self.quantized_experts = quantize_experts(self.gate_up, self.down)
 
     @torch.no_grad()
     def load_expert_weights(self, gate_up: torch.Tensor, down: torch.Tensor) -> None:
@@ -133,7 +134,8 @@ class ExpertParallelMoE(nn.Module):
         if mode != "decode":
             raise ValueError(f"{_OP}: argument 'mode' expected 'prefill' or 'decode', got {mode!r}")
         if self.decode_max_tokens is None:
-            raise ValueError(f"{_OP}: mode='decode' needs decode_max_tokens at construction")
+            raise ValueError(f"{_OP}: mode='decode' needs decode_max_tokens (at construction or from "
+                             "set_decode_capacity)")
         if tokens.shape[0] > self.decode_max_tokens:
             raise ValueError(f"{_OP}: argument 'tokens' expected at most decode_max_tokens={self.decode_max_tokens} "
                              f"rows in mode='decode', got {tokens.shape[0]}")
@@ -145,8 +147,8 @@ class ExpertParallelMoE(nn.Module):
     def run_experts(self, dispatched: Union[PrefillDispatch, DecodeDispatch]) -> torch.Tensor:
         """This rank's experts on what it received: BF16, in the dispatch's layout."""
         if isinstance(dispatched, PrefillDispatch):
-            return experts_prefill(dispatched, self.experts)
-        return experts_decode(dispatched, self.experts)
+            return experts_prefill(dispatched, self.quantized_experts)
+        return experts_decode(dispatched, self.quantized_experts)
 
     def combine(self, expert_outputs: torch.Tensor, dispatched: Union[PrefillDispatch, DecodeDispatch],
                 topk_weights: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -167,4 +169,4 @@ class ExpertParallelMoE(nn.Module):
         if dropped:
             raise RuntimeError(f"{_OP}: decode dropped {dropped} (token, expert) pairs on rank {self.rank}: more "
                                f"than max_tokens_per_expert={self.max_tokens_per_expert} pairs went to one expert; "
-                               "construct the layer with a larger max_tokens_per_expert")
+                               "give the layer a larger one (set_decode_capacity)")

@@ -21,7 +21,7 @@ class ReferenceMoE(nn.Module):
         super().__init__()
         check_expert_weights(gate_up, down, _OP)
         self.num_experts, _, self.hidden = gate_up.shape
-        self.experts = quantize_experts(gate_up, down)
+        self.quantized_experts = quantize_experts(gate_up, down)
 
     def forward(self, tokens: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor) -> torch.Tensor:
         check_routing(tokens, topk_ids, topk_weights, self.hidden, self.num_experts, _OP)
@@ -30,5 +30,5 @@ class ReferenceMoE(nn.Module):
         for expert in range(self.num_experts):
             token, k = (topk_ids == expert).nonzero(as_tuple=True)
             if token.numel():
-                outputs[token, k] = ffn_dense((codes[token], scales[token]), self.experts, expert)
+                outputs[token, k] = ffn_dense((codes[token], scales[token]), self.quantized_experts, expert)
         return weighted_sum(outputs, topk_weights, tokens.dtype)
