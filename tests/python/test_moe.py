@@ -10,6 +10,7 @@ import torch
 import torch.distributed as dist
 
 import fgemm.moe
+from fgemm.moe.decode import combine_decode
 from moe_workers import (HIDDEN, INTERMEDIATE, NUM_EXPERTS, TOKENS_PER_RANK, compare_with_reference,
                          expert_weights, fail_on_rank_one, free_port, routed_tokens, run_ranks)
 
@@ -54,6 +55,23 @@ def test_one_rank_holding_every_expert_matches_the_reference(one_rank_group, mod
     layer.load_expert_weights(gate_up, down)
     problem = routed_tokens(seed=1, num_tokens=sum(TOKENS_PER_RANK))
     assert torch.equal(layer(*problem, mode=mode), fgemm.moe.ReferenceMoE(gate_up, down)(*problem))
+
+
+def test_decode_beyond_capacity_drops_the_extra_pairs_and_raises(one_rank_group):
+    gate_up, down = expert_weights(seed=0)
+    layer = fgemm.moe.ExpertParallelMoE(NUM_EXPERTS, HIDDEN, INTERMEDIATE, decode_max_tokens=16,
+                                        max_tokens_per_expert=3)
+    layer.load_expert_weights(gate_up, down)
+    tokens, topk_ids, topk_weights = routed_tokens(seed=1, num_tokens=16)  # expert 0 gets more than 3 pairs
+    dispatched = layer.dispatch(tokens, topk_ids, topk_weights, mode="decode")
+    fits = dispatched.fits.view(topk_ids.shape)
+    assert 0 < int((~fits).sum()) == int(dispatched.dropped)
+    with pytest.raises(RuntimeError, match=rf"dropped {int(dispatched.dropped)} \(token, expert\) pairs on rank 0"):
+        layer.combine(layer.run_experts(dispatched), dispatched, topk_weights, tokens.dtype)
+    # What a captured graph returns (its combine has no check): the layer without the dropped pairs, exactly.
+    output = combine_decode(layer.run_experts(dispatched), dispatched, topk_weights, tokens.dtype, group=None)
+    expected = fgemm.moe.ReferenceMoE(gate_up, down)(tokens, topk_ids, topk_weights * fits)
+    assert torch.equal(output, expected)
 
 
 def test_quantize_weights_follows_the_masters(one_rank_group):

@@ -88,7 +88,7 @@ def experts_decode(dispatched: DecodeDispatch, experts: QuantizedExperts) -> tor
 def combine_decode(expert_outputs: torch.Tensor, dispatched: DecodeDispatch, topk_weights: torch.Tensor,
                    dtype: torch.dtype, group) -> torch.Tensor:
     """Every slot sends back a row (a spare slot any row, never read), and each pair reads its own; a dropped
-    pair weighs nothing."""
+    pair adds nothing."""
     hidden = expert_outputs.shape[-1]
     outputs = expert_outputs.reshape(-1, hidden)
     slots = dispatched.row_of_slot.numel()
@@ -96,5 +96,6 @@ def combine_decode(expert_outputs: torch.Tensor, dispatched: DecodeDispatch, top
     all_to_all_rows(returned, outputs[dispatched.row_of_slot.clamp(max=outputs.shape[0] - 1)], None, None, group,
                     "the expert outputs")
     output_of_pair = returned[dispatched.slot_of_pair.clamp(max=slots - 1)]
-    weights = torch.where(dispatched.fits.view(topk_weights.shape), topk_weights, torch.zeros_like(topk_weights))
-    return weighted_sum(output_of_pair.view(-1, dispatched.top_k, hidden), weights, dtype)
+    # A dropped pair read another pair's row: zero it (a zero weight would still pass on an infinity or NaN).
+    output_of_pair.masked_fill_(~dispatched.fits.unsqueeze(1), 0)
+    return weighted_sum(output_of_pair.view(-1, dispatched.top_k, hidden), topk_weights, dtype)
