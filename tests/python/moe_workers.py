@@ -87,6 +87,8 @@ def compare_with_reference(rank: int, world: int, port: int, backend: str) -> No
     reference = ReferenceMoE(gate_up, down)
     for seed, id_dtype in ((1, torch.int64), (2, torch.int32)):
         problem = [t.to(device) for t in routed_tokens(seed, sum(TOKENS_PER_RANK), id_dtype)]
+        load = torch.bincount(problem[1].flatten().long().cpu(), minlength=NUM_EXPERTS)
+        assert (load[list(IDLE_EXPERTS)] == 0).all() and load.max() > 2 * load[load > 0].min(), load  # the premise
         expected = my_share(rank, [reference(*problem)])[0]
         mine = my_share(rank, problem)
         assert_same(layer(*mine, mode="prefill"), expected, exact, f"rank {rank} prefill, {id_dtype}")
