@@ -37,10 +37,9 @@ def test_decode_captured_in_a_cuda_graph_replays_new_routings():
 
 
 def test_a_failed_rank_ends_the_other_in_bounded_time(monkeypatch):
-    # With blocking wait, a collective that times out raises in the calling thread (the layer's clear error);
-    # NCCL's watchdog, which would otherwise abort the process first, only watches.
+    # With blocking wait a collective that times out raises in the calling thread, so the layer reports it;
+    # without, NCCL's watchdog thread would abort the process, also in bounded time but with no error to read.
     monkeypatch.setenv("TORCH_NCCL_BLOCKING_WAIT", "1")
-    monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0")
     context = multiprocessing.get_context("spawn")
     messages, rank_zero_ready = context.Queue(), context.Event()
     timeout_s = 20.0
