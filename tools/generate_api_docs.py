@@ -1,6 +1,6 @@
 """Writes docs/API.md, the reference of fgemm's Python API, from the signatures and docstrings of the installed
-package: fgemm, fgemm.deep_gemm and the torch.ops.fgemm ops. With --check, writes nothing and exits with status
-1 if the file differs from what it would write (CI runs this through tests/python/test_generated_files.py).
+package: fgemm, fgemm.deep_gemm, fgemm.moe and the torch.ops.fgemm ops. With --check, writes nothing and exits
+with status 1 if the file differs from what it would write (CI runs this through tests/python/test_generated_files.py).
 
     python tools/generate_api_docs.py [--check]
 """
@@ -13,6 +13,7 @@ import torch
 
 import fgemm
 import fgemm.deep_gemm
+import fgemm.moe
 import fgemm.quantize
 from generated_file import write_or_check
 
@@ -74,6 +75,9 @@ def api_reference() -> str:
                        "fgemm under DeepGEMM's names and arguments (`deep_gemm.utils` and `deep_gemm.testing` "
                        "hold the helpers of the same names)."),
         missing_section(),
+        module_section("`fgemm.moe`", fgemm.moe, ["ExpertParallelMoE", "ReferenceMoE", "disable_multicast"],
+                       "A mixture-of-experts layer with its experts sharded over a torch.distributed group "
+                       "(docs/EXPERT_PARALLEL.md)."),
         ops_section(),
     ]
     return "\n".join(sections)
