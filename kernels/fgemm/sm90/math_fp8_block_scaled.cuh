@@ -152,16 +152,9 @@ struct Fp8BlockScaledMath {
   }
 
   // acc += p * sfa * sfb, for a complete partial sum `p` of one half of the columns (or all of them).
-  __device__ __forceinline__ void promote(float (&p)[kMmaFragments], Scales s, uint32_t half = 0) {
+  __device__ __forceinline__ void promote(float (&p)[kMmaFragments], const Scales& s, uint32_t half = 0) {
 #pragma unroll
     for (uint32_t i = 0; i < kMmaFragments; ++i) ptx::fence_operand(p[i]);
-    // The scales' products wait here, after the block's MMAs were issued: ptxas would otherwise hoist them
-    // between the wgmma instructions, where a multiply waiting on its sfb load from global memory holds back
-    // the rest of the block's MMAs (seen on an H100: 2% of the stall samples of masked seed shapes).
-    ptx::fence_operand(s.a0);
-    ptx::fence_operand(s.a1);
-    ptx::fence_operand(s.b0);
-    ptx::fence_operand(s.b1);
     // Fragment i of p holds row (i / 2 % 2 ? row1 : row0) and, of the warpgroup's columns, column
     // half * kMmaN + (i / 4) * 8 + (lane % 4) * 2 + i % 2: acc's fragment 4j + i % 4 for its 8-column group j.
     const float scale00 = s.a0 * s.b0, scale10 = s.a1 * s.b0, scale01 = s.a0 * s.b1, scale11 = s.a1 * s.b1;
