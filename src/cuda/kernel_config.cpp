@@ -16,7 +16,7 @@ int KernelConfig::smem_bytes() const {
 
 std::string KernelConfig::name() const {
   return std::string("fgemm_sm90_") + detail::layout_name(shape.layout) + "_n" + std::to_string(shape.n) + "_k" +
-         std::to_string(shape.k) + (shape.output_f32 ? "_f32" : "_bf16") + (shape.has_c ? "_c" : "") +
+         std::to_string(shape.k) + (output_bytes == 4 ? "_f32" : "_bf16") + (shape.has_c ? "_c" : "") +
          (shape.sfa_by_tma ? "" : "_sfa_rows") + "_bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) +
          "_s" + std::to_string(num_stages) + "_r" + std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" +
          std::to_string(cluster_n);

@@ -34,7 +34,8 @@ struct KernelConfig : sm90::TileConfig {
   int column_halves() const;
   int mma_n() const;
   int smem_bytes() const;
-  // A unique, readable name of the configuration: the key of the kernel caches.
+  // A unique, readable name of the configuration (of what the kernel is compiled with: output_bytes, not
+  // shape.output_f32, which the heuristics translate into it): the key of the kernel caches.
   std::string name() const;
 };
 
