@@ -27,12 +27,21 @@ void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b
                  const TensorView& d, const std::optional<TensorView>& c = std::nullopt,
                  Stream stream = nullptr);
 
+// How the contiguous layout names each row's expert (`grouped_layout`, int32 on the device of the others):
+//   MIndices: [M_sum], the expert of each row, -1 for padding; each expert's rows start at a multiple of
+//             kMAlignmentForContiguousLayout.
+//   Psum:     [G], the prefix sums of the experts' rows: expert g's rows run from psum[g - 1] rounded up to a
+//             multiple of kMAlignmentForContiguousLayout (0 for g = 0) to psum[g] (DeepGEMM's
+//             use_psum_layout). Rows in no expert's range are padding.
+// Padding rows of D are left as they were.
+enum class ContiguousLayout : std::uint8_t { MIndices, Psum };
+
 // Mixture-of-experts, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)],
-// m_indices int32 [M_sum] names each row's expert; rows marked -1 are padding and their D rows are left
-// as they were.
+// grouped_layout as ContiguousLayout says.
 void m_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
-                                      const TensorView& sfb, const TensorView& d,
-                                      const TensorView& m_indices, Stream stream = nullptr);
+                                      const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
+                                      ContiguousLayout layout = ContiguousLayout::MIndices,
+                                      Stream stream = nullptr);
 
 // Mixture-of-experts, masked layout: a [G, M_max, K], d [G, M_max, N], masked_m int32 [G] on the same
 // device; only the first masked_m[g] rows of group g are computed and written. The host never reads

@@ -78,7 +78,7 @@ void m_grouped_contiguous_py(nb::handle a, nb::handle b, nb::handle d, nb::handl
       read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kContiguous);
   const TensorView indices = tensor_view(m_indices, kContiguous, "m_indices");
   run_on(x.a.device, [&](Stream stream) {
-    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, stream);
+    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, ContiguousLayout::MIndices, stream);
   });
 }
 

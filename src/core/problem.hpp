@@ -3,12 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fgemm/tensor.hpp"
 
 namespace fgemm::detail {
 
-enum class GemmLayout : std::uint8_t { Normal, Contiguous, Masked };
+enum class GemmLayout : std::uint8_t { Normal, Contiguous, Masked, KGrouped };
 
 // The FP8 recipe's scaling blocks: 1 x 128 of A, 128 x 128 of B.
 constexpr std::int64_t kScaleBlock = 128;
@@ -16,31 +17,38 @@ constexpr std::int64_t kScaleBlock = 128;
 const char* layout_name(GemmLayout layout);
 
 // Strides are in elements. A "group" stride is the step between experts (0 where there is one group).
+//
+// A and B are stored K-major (A as [M, K], B as [N, K], K contiguous) or MN-major (A as [K, M], B as [K, N]);
+// `*_row_stride` steps the stored matrix's outer dimension: M (or N) for K-major, K for MN-major.
 struct GemmProblem {
   GemmLayout layout = GemmLayout::Normal;
   Device device{};
+  DType ab_dtype = DType::E4M3;  // of A and B: E4M3 (scaled by sfa and sfb), BF16 or F16 (no scales)
 
-  // Rows of A and D: M for normal, M_sum for contiguous, M_max (rows per group) for masked.
+  // Rows of A and D: M for normal, M_sum for contiguous, M_max (rows per group) for masked, M (each
+  // expert's) for k-grouped.
   std::int64_t m = 0;
   std::int64_t n = 0;
-  std::int64_t k = 0;
-  std::int64_t num_groups = 1;  // experts in B (and in A, D for masked)
+  std::int64_t k = 0;           // k-grouped: the sum of the experts' K
+  std::int64_t num_groups = 1;  // experts in B (and in A, D for masked; in D for k-grouped)
   std::int64_t expected_m = 0;  // masked: the host's hint of rows per group
 
-  const std::uint8_t* a = nullptr;  // E4M3 bytes
+  const std::uint8_t* a = nullptr;  // the bytes of A
+  bool a_mn_major = false;
   std::int64_t a_row_stride = 0;
   std::int64_t a_group_stride = 0;
 
-  const float* sfa = nullptr;  // element (m, kb) at sfa[m * sfa_m_stride + kb * sfa_k_stride]
+  const float* sfa = nullptr;  // FP8: element (m, kb) at sfa[m * sfa_m_stride + kb * sfa_k_stride]
   std::int64_t sfa_m_stride = 0;
   std::int64_t sfa_k_stride = 0;
   std::int64_t sfa_group_stride = 0;
 
   const std::uint8_t* b = nullptr;
+  bool b_mn_major = false;
   std::int64_t b_row_stride = 0;
   std::int64_t b_group_stride = 0;
 
-  const float* sfb = nullptr;  // element (nb, kb) at sfb[nb * sfb_n_stride + kb * sfb_k_stride]
+  const float* sfb = nullptr;  // FP8: element (nb, kb) at sfb[nb * sfb_n_stride + kb * sfb_k_stride]
   std::int64_t sfb_n_stride = 0;
   std::int64_t sfb_k_stride = 0;
   std::int64_t sfb_group_stride = 0;
@@ -50,15 +58,21 @@ struct GemmProblem {
   std::int64_t d_row_stride = 0;
   std::int64_t d_group_stride = 0;
 
-  const float* c = nullptr;  // optional
+  const float* c = nullptr;  // optional, FP32 of D's shape
   std::int64_t c_row_stride = 0;
   std::int64_t c_group_stride = 0;
 
-  const std::int32_t* m_indices = nullptr;  // contiguous: [m], expert of each row or -1
+  // Contiguous: exactly one of the two names each row's expert (ContiguousLayout in fgemm.hpp).
+  const std::int32_t* m_indices = nullptr;  // [m], the expert of each row or -1
+  const std::int32_t* psum = nullptr;       // [num_groups], the prefix sums of the experts' rows
   const std::int32_t* masked_m = nullptr;   // masked: [num_groups], rows to compute per group
+  // K-grouped: each expert's K, as the host was given it (validated against k) and on the device of the
+  // tensors (what the GPU reads).
+  std::vector<std::int64_t> ks;
+  const std::int32_t* ks_tensor = nullptr;
 
   std::int64_t k_blocks() const { return (k + kScaleBlock - 1) / kScaleBlock; }
-  bool empty() const { return m == 0; }  // N and K are at least 1
+  bool empty() const { return m == 0; }  // N is at least 1; K may be 0 only where experts are K-grouped
 };
 
 }  // namespace fgemm::detail

@@ -36,6 +36,7 @@ std::size_t dtype_size(DType dtype) {
     case DType::BF16: return 2;
     case DType::F32: return 4;
     case DType::I32: return 4;
+    case DType::F16: return 2;
   }
   return 0;
 }
@@ -46,6 +47,7 @@ const char* dtype_name(DType dtype) {
     case DType::BF16: return "bfloat16";
     case DType::F32: return "float32";
     case DType::I32: return "int32";
+    case DType::F16: return "float16";
   }
   return "unknown";
 }

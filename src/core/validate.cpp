@@ -1,122 +1,14 @@
 #include "core/validate.hpp"
 
-#include <sstream>
 #include <string>
 
+#include "core/checker.hpp"
+#include "core/contiguous_layout.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
 
 namespace fgemm::detail {
 namespace {
-
-constexpr std::int64_t kTmaStrideBytes = 16;  // TMA's rule: every stride except the innermost
-
-std::string shape_of(std::initializer_list<std::int64_t> dims) {
-  std::ostringstream out;
-  out << "[";
-  bool first = true;
-  for (auto dim : dims) {
-    out << (first ? "" : ", ") << dim;
-    first = false;
-  }
-  out << "]";
-  return out.str();
-}
-
-// Checks of one operation's arguments; every message starts with the operation and the argument.
-class Checker {
- public:
-  explicit Checker(const char* op) : op_(op) {}
-
-  [[noreturn]] void fail(ErrorKind kind, const char* arg, const std::string& what) const {
-    throw Error(kind, std::string("fgemm.") + op_ + ": argument '" + arg + "' " + what);
-  }
-
-  void present(const TensorView& t, const char* arg) const {
-    if (t.data == nullptr && t.numel() > 0) fail(ErrorKind::InvalidValue, arg, "has a null data pointer");
-  }
-
-  void dtype(const TensorView& t, const char* arg, DType expected) const {
-    if (t.dtype != expected)
-      fail(ErrorKind::InvalidType, arg,
-           std::string("expected dtype ") + dtype_name(expected) + ", got " + dtype_name(t.dtype));
-  }
-
-  void shape(const TensorView& t, const char* arg, std::initializer_list<std::int64_t> expected,
-             const char* meaning) const {
-    bool same = t.ndim == static_cast<int>(expected.size());
-    int i = 0;
-    for (auto dim : expected) same = same && t.shape[i++] == dim;
-    if (!same)
-      fail(ErrorKind::InvalidValue, arg,
-           std::string("expected shape ") + shape_of(expected) + " (" + meaning + "), got " + shape_string(t));
-  }
-
-  void ndim(const TensorView& t, const char* arg, int expected, const char* meaning) const {
-    if (t.ndim != expected)
-      fail(ErrorKind::InvalidValue, arg,
-           "expected a " + std::to_string(expected) + "-D tensor " + meaning + ", got shape " + shape_string(t));
-  }
-
-  // Innermost dimension contiguous, every other stride a multiple of 16 bytes and not negative.
-  void tma_strides(const TensorView& t, const char* arg) const {
-    if (t.shape[t.ndim - 1] > 1 && t.strides[t.ndim - 1] != 1)
-      fail(ErrorKind::InvalidValue, arg,
-           "must be contiguous in its last dimension (stride 1), got strides " + strides_of(t));
-    for (int i = 0; i + 1 < t.ndim; ++i) {
-      std::int64_t bytes = t.strides[i] * static_cast<std::int64_t>(dtype_size(t.dtype));
-      if (t.strides[i] < 0 || bytes % kTmaStrideBytes != 0)
-        fail(ErrorKind::InvalidValue, arg,
-             "needs every stride but the last to be a non-negative multiple of 16 bytes (a rule of the GPU's "
-             "tensor memory accelerator, applied on every backend), got strides " +
-                 strides_of(t) + " of " + std::to_string(dtype_size(t.dtype)) + "-byte elements");
-    }
-    if (reinterpret_cast<std::uintptr_t>(t.data) % kTmaStrideBytes != 0)
-      fail(ErrorKind::InvalidValue, arg, "must start at an address aligned to 16 bytes");
-  }
-
-  void nonnegative_sizes(const TensorView& t, const char* arg) const {
-    for (int i = 0; i < t.ndim; ++i)
-      if (t.shape[i] < 0) fail(ErrorKind::InvalidValue, arg, "has a negative size: shape " + shape_string(t));
-  }
-
-  // Outer strides at least as large as the inner extent they step over, so no two elements share memory:
-  // several threads write an output, and overlapping elements would leave the result to the order of writes.
-  void non_overlapping(const TensorView& t, const char* arg) const {
-    for (int i = 0; i + 1 < t.ndim; ++i)
-      if (t.shape[i] > 1 && t.strides[i] < t.shape[i + 1] * t.strides[i + 1])
-        fail(ErrorKind::InvalidValue, arg,
-             "has overlapping elements: shape " + shape_string(t) + " with strides " + strides_of(t));
-  }
-
-  void nonnegative_strides(const TensorView& t, const char* arg) const {
-    for (int i = 0; i < t.ndim; ++i)
-      if (t.strides[i] < 0) fail(ErrorKind::InvalidValue, arg, "must not have negative strides, got " + strides_of(t));
-  }
-
-  void contiguous_vector(const TensorView& t, const char* arg) const {
-    if (t.ndim == 1 && t.shape[0] > 1 && t.strides[0] != 1)
-      fail(ErrorKind::InvalidValue, arg, "must be contiguous, got stride " + std::to_string(t.strides[0]));
-  }
-
-  void same_device(const TensorView& t, const char* arg, const Device& device) const {
-    if (t.device != device)
-      fail(ErrorKind::InvalidValue, arg,
-           "is on " + device_name(t.device) + " but 'a' is on " + device_name(device) +
-               "; all tensors of one call must be on the same device");
-  }
-
-  static std::string strides_of(const TensorView& t) {
-    std::ostringstream out;
-    out << "(";
-    for (int i = 0; i < t.ndim; ++i) out << (i ? ", " : "") << t.strides[i];
-    out << (t.ndim == 1 ? ",)" : ")");
-    return out.str();
-  }
-
- private:
-  const char* op_;
-};
 
 // The checks shared by the three layouts, once the caller has checked the number of dimensions.
 struct Operands {
@@ -159,25 +51,6 @@ void check_n(const Checker& check, std::int64_t n) {
   if (n < 1) check.fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));
 }
 
-void check_c(const Checker& check, const std::optional<TensorView>& c, const TensorView& d) {
-  if (!c) return;
-  check.dtype(*c, "c", DType::F32);
-  check.present(*c, "c");
-  check.same_device(*c, "c", d.device);
-  check.shape(*c, "c", {d.shape[0], d.shape[1]}, "the shape of d");
-  check.tma_strides(*c, "c");
-}
-
-// m_indices and masked_m: contiguous int32 vectors on the device of the other operands.
-void check_index_vector(const Checker& check, const TensorView& t, const char* arg, std::int64_t length,
-                        const char* meaning, const Device& device) {
-  check.dtype(t, arg, DType::I32);
-  check.shape(t, arg, {length}, meaning);
-  check.present(t, arg);
-  check.same_device(t, arg, device);
-  check.contiguous_vector(t, arg);
-}
-
 void fill_operands(GemmProblem& p, const Operands& ops, int first_dim) {
   const int i = first_dim;  // 0 for matrices, 1 for stacks of matrices
   p.device = ops.a.device;
@@ -213,6 +86,7 @@ const char* layout_name(GemmLayout layout) {
     case GemmLayout::Normal: return "normal";
     case GemmLayout::Contiguous: return "contiguous";
     case GemmLayout::Masked: return "masked";
+    case GemmLayout::KGrouped: return "k-grouped";
   }
   return "unknown";
 }
@@ -230,7 +104,7 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
   check.shape(sfb, "sfb", {ceil_div(n, 128), kb}, "[ceil(N/128), ceil(K/128)]");
   check.shape(d, "d", {m, n}, "[M, N]");
   check_common(check, {a, sfa, b, sfb, d}, k);
-  check_c(check, c, d);
+  check.accumulator_input(c, d);
 
   GemmProblem p;
   p.layout = GemmLayout::Normal;
@@ -244,7 +118,8 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
 }
 
 GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
-                                const TensorView& sfb, const TensorView& d, const TensorView& m_indices) {
+                                const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
+                                ContiguousLayout form) {
   const Checker check("m_grouped_fp8_gemm_nt_contiguous");
   check.ndim(a, "a", 2, "[M_sum, K]");
   check.ndim(b, "b", 3, "[G, N, K]");
@@ -257,13 +132,12 @@ GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, cons
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
   check.shape(d, "d", {m, n}, "[M_sum, N]");
   check_common(check, {a, sfa, b, sfb, d}, k);
-  check_index_vector(check, m_indices, "m_indices", m, "[M_sum], the expert of each row of a", a.device);
 
   GemmProblem p;
   p.layout = GemmLayout::Contiguous;
   p.m = m, p.n = n, p.k = k, p.num_groups = groups;
   fill_operands(p, {a, sfa, b, sfb, d}, 0);
-  p.m_indices = static_cast<const std::int32_t*>(m_indices.data);
+  set_contiguous_layout(check, p, grouped_layout, form, "m_indices");
   return p;
 }
 
@@ -282,7 +156,7 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)]");
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
   check_common(check, {a, sfa, b, sfb, d}, k);
-  check_index_vector(check, masked_m, "masked_m", groups, "[G], the rows to compute in each group", a.device);
+  check.index_vector(masked_m, "masked_m", groups, "[G], the rows to compute in each group", a.device);
   if (expected_m <= 0)
     check.fail(ErrorKind::InvalidValue, "expected_m",
                "must be a positive hint of the rows per group, got " + std::to_string(expected_m));

@@ -3,9 +3,10 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "core/problem.hpp"
-#include "fgemm/tensor.hpp"
+#include "fgemm/fgemm.hpp"
 
 namespace fgemm::detail {
 
@@ -13,10 +14,33 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
                             const TensorView& sfb, const TensorView& d, const std::optional<TensorView>& c);
 
 GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
-                                const TensorView& sfb, const TensorView& d, const TensorView& m_indices);
+                                const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
+                                ContiguousLayout form);
 
 GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,
                             const TensorView& sfb, const TensorView& d, const TensorView& masked_m,
                             std::int64_t expected_m);
+
+// A 16-bit GEMM operation: its name, its input type (BF16 or F16), and the operations that take A's and B's
+// other storage order (for the message that refuses a transposed view; nullptr where there is none).
+struct Gemm16Op {
+  const char* name;
+  DType dtype;
+  const char* other_a;
+  const char* other_b;
+};
+
+GemmProblem validate_dense_16bit(const Gemm16Op& op, bool a_mn_major, bool b_mn_major, const TensorView& a,
+                                 const TensorView& b, const TensorView& d, const std::optional<TensorView>& c);
+
+GemmProblem validate_contiguous_16bit(const Gemm16Op& op, bool b_mn_major, const TensorView& a, const TensorView& b,
+                                      const TensorView& d, const TensorView& grouped_layout, ContiguousLayout form);
+
+GemmProblem validate_masked_16bit(const Gemm16Op& op, const TensorView& a, const TensorView& b, const TensorView& d,
+                                  const TensorView& masked_m, std::int64_t expected_m);
+
+GemmProblem validate_k_grouped_16bit(const Gemm16Op& op, const TensorView& a, const TensorView& b,
+                                     const TensorView& d, const std::vector<std::int64_t>& ks,
+                                     const TensorView& ks_tensor, const std::optional<TensorView>& c);
 
 }  // namespace fgemm::detail

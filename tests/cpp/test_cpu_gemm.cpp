@@ -180,8 +180,10 @@ class Operands {
     const Views v = views(d);
     switch (case_.layout) {
       case GemmLayout::Normal: return detail::validate_normal(v.a, v.sfa, v.b, v.sfb, v.d, v.c);
-      case GemmLayout::Contiguous: return detail::validate_contiguous(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array);
+      case GemmLayout::Contiguous: return detail::validate_contiguous(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array,
+                                                                      ContiguousLayout::MIndices);
       case GemmLayout::Masked: return detail::validate_masked(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array, case_.m);
+      case GemmLayout::KGrouped: break;
     }
     return {};
   }

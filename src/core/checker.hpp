@@ -1,0 +1,147 @@
+// Checks of one operation's arguments, each failing with an fgemm::Error whose message names the operation,
+// the argument, what was expected and what was given (docs/ARCHITECTURE.md, Semantics).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "fgemm/error.hpp"
+#include "fgemm/tensor.hpp"
+
+namespace fgemm::detail {
+
+inline constexpr std::int64_t kTmaStrideBytes = 16;  // TMA's rule: every stride except the innermost
+
+inline std::string shape_of(std::initializer_list<std::int64_t> dims) {
+  std::ostringstream out;
+  out << "[";
+  bool first = true;
+  for (auto dim : dims) {
+    out << (first ? "" : ", ") << dim;
+    first = false;
+  }
+  out << "]";
+  return out.str();
+}
+
+// Checks of one operation's arguments; every message starts with the operation and the argument.
+class Checker {
+ public:
+  explicit Checker(const char* op) : op_(op) {}
+
+  [[noreturn]] void fail(ErrorKind kind, const char* arg, const std::string& what) const {
+    throw Error(kind, std::string("fgemm.") + op_ + ": argument '" + arg + "' " + what);
+  }
+
+  void present(const TensorView& t, const char* arg) const {
+    if (t.data == nullptr && t.numel() > 0) fail(ErrorKind::InvalidValue, arg, "has a null data pointer");
+  }
+
+  void dtype(const TensorView& t, const char* arg, DType expected) const {
+    if (t.dtype != expected)
+      fail(ErrorKind::InvalidType, arg,
+           std::string("expected dtype ") + dtype_name(expected) + ", got " + dtype_name(t.dtype));
+  }
+
+  void shape(const TensorView& t, const char* arg, std::initializer_list<std::int64_t> expected,
+             const char* meaning) const {
+    bool same = t.ndim == static_cast<int>(expected.size());
+    int i = 0;
+    for (auto dim : expected) same = same && t.shape[i++] == dim;
+    if (!same)
+      fail(ErrorKind::InvalidValue, arg,
+           std::string("expected shape ") + shape_of(expected) + " (" + meaning + "), got " + shape_string(t));
+  }
+
+  void ndim(const TensorView& t, const char* arg, int expected, const char* meaning) const {
+    if (t.ndim != expected)
+      fail(ErrorKind::InvalidValue, arg,
+           "expected a " + std::to_string(expected) + "-D tensor " + meaning + ", got shape " + shape_string(t));
+  }
+
+  // Innermost dimension contiguous, every other stride a multiple of 16 bytes and not negative.
+  void tma_strides(const TensorView& t, const char* arg) const {
+    if (t.shape[t.ndim - 1] > 1 && t.strides[t.ndim - 1] != 1)
+      fail(ErrorKind::InvalidValue, arg,
+           "must be contiguous in its last dimension (stride 1), got strides " + strides_of(t));
+    for (int i = 0; i + 1 < t.ndim; ++i) {
+      std::int64_t bytes = t.strides[i] * static_cast<std::int64_t>(dtype_size(t.dtype));
+      if (t.strides[i] < 0 || bytes % kTmaStrideBytes != 0)
+        fail(ErrorKind::InvalidValue, arg,
+             "needs every stride but the last to be a non-negative multiple of 16 bytes (a rule of the GPU's "
+             "tensor memory accelerator, applied on every backend), got strides " +
+                 strides_of(t) + " of " + std::to_string(dtype_size(t.dtype)) + "-byte elements");
+    }
+    if (reinterpret_cast<std::uintptr_t>(t.data) % kTmaStrideBytes != 0)
+      fail(ErrorKind::InvalidValue, arg, "must start at an address aligned to 16 bytes");
+  }
+
+  void nonnegative_sizes(const TensorView& t, const char* arg) const {
+    for (int i = 0; i < t.ndim; ++i)
+      if (t.shape[i] < 0) fail(ErrorKind::InvalidValue, arg, "has a negative size: shape " + shape_string(t));
+  }
+
+  // Outer strides at least as large as the inner extent they step over, so no two elements share memory:
+  // several threads write an output, and overlapping elements would leave the result to the order of writes.
+  void non_overlapping(const TensorView& t, const char* arg) const {
+    for (int i = 0; i + 1 < t.ndim; ++i)
+      if (t.shape[i] > 1 && t.strides[i] < t.shape[i + 1] * t.strides[i + 1])
+        fail(ErrorKind::InvalidValue, arg,
+             "has overlapping elements: shape " + shape_string(t) + " with strides " + strides_of(t));
+  }
+
+  void nonnegative_strides(const TensorView& t, const char* arg) const {
+    for (int i = 0; i < t.ndim; ++i)
+      if (t.strides[i] < 0) fail(ErrorKind::InvalidValue, arg, "must not have negative strides, got " + strides_of(t));
+  }
+
+  void contiguous_vector(const TensorView& t, const char* arg) const {
+    if (t.ndim == 1 && t.shape[0] > 1 && t.strides[0] != 1)
+      fail(ErrorKind::InvalidValue, arg, "must be contiguous, got stride " + std::to_string(t.strides[0]));
+  }
+
+  void same_device(const TensorView& t, const char* arg, const Device& device) const {
+    if (t.device != device)
+      fail(ErrorKind::InvalidValue, arg,
+           "is on " + device_name(t.device) + " but 'a' is on " + device_name(device) +
+               "; all tensors of one call must be on the same device");
+  }
+
+  static std::string strides_of(const TensorView& t) {
+    std::ostringstream out;
+    out << "(";
+    for (int i = 0; i < t.ndim; ++i) out << (i ? ", " : "") << t.strides[i];
+    out << (t.ndim == 1 ? ",)" : ")");
+    return out.str();
+  }
+
+  // m_indices, masked_m, psum, ks: contiguous int32 vectors on the device of the other operands.
+  void index_vector(const TensorView& t, const char* arg, std::int64_t length, const char* meaning,
+                    const Device& device) const {
+    dtype(t, arg, DType::I32);
+    shape(t, arg, {length}, meaning);
+    present(t, arg);
+    same_device(t, arg, device);
+    contiguous_vector(t, arg);
+  }
+
+  // C: FP32 of D's shape, on D's device, with the strides the TMA takes.
+  void accumulator_input(const std::optional<TensorView>& c, const TensorView& d) const {
+    if (!c) return;
+    dtype(*c, "c", DType::F32);
+    present(*c, "c");
+    same_device(*c, "c", d.device);
+    if (c->ndim != d.ndim || !std::equal(c->shape, c->shape + c->ndim, d.shape))
+      fail(ErrorKind::InvalidValue, "c",
+           "expected the shape of d, " + shape_string(d) + ", got " + shape_string(*c));
+    tma_strides(*c, "c");
+  }
+
+ private:
+  const char* op_;
+};
+
+}  // namespace fgemm::detail
