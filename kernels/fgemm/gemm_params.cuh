@@ -19,11 +19,14 @@ struct GemmParams {
   int64_t sfb_group_stride;
   const float* c;
   int64_t c_row_stride;
+  int64_t c_group_stride;
   void* d;  // for the row-filtered stores of partial tiles
   int64_t d_row_stride;
   int64_t d_group_stride;
   const int32_t* m_indices;
+  const int32_t* psum;
   const int32_t* masked_m;
+  const int32_t* ks;  // k-grouped: each expert's K
 };
 
 }  // namespace fgemm::sm90

@@ -196,6 +196,17 @@ __device__ __forceinline__ uint64_t smem_descriptor_k_major_sw128(uint32_t smem_
          (kSwizzle128B << 62);
 }
 
+// An MN-major operand with the 128-byte swizzle (16-bit types only: FP8 wgmma reads K-major operands): the
+// swizzle atom is 8 rows of K, each 128 bytes (64 elements) of M or N. `mn_atom_bytes` steps from one 64-element
+// run of M or N to the next (the leading byte offset), 1024 bytes from one atom of 8 K rows to the next (the
+// stride byte offset).
+__device__ __forceinline__ uint64_t smem_descriptor_mn_major_sw128(uint32_t smem_byte_address, uint32_t mn_atom_bytes) {
+  constexpr uint64_t kStrideBytes = 1024;
+  constexpr uint64_t kSwizzle128B = 1;
+  return static_cast<uint64_t>((smem_byte_address & 0x3FFFF) >> 4) | (static_cast<uint64_t>(mn_atom_bytes >> 4) << 16) |
+         ((kStrideBytes >> 4) << 32) | (kSwizzle128B << 62);
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 
 __device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
@@ -226,6 +237,13 @@ __device__ __forceinline__ void setmaxnreg_decrease() {
 __device__ __forceinline__ uint32_t pack_bf16x2(float low, float high) {
   uint32_t packed;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+  return packed;
+}
+
+// Two floats to a pair of float16 (round to nearest even): `low` in bits 0-15.
+__device__ __forceinline__ uint32_t pack_f16x2(float low, float high) {
+  uint32_t packed;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
   return packed;
 }
 

@@ -77,8 +77,8 @@ struct Choice {
 };
 
 const Choice& configuration_for(const ProblemSize& size, int device) {
-  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int, int, int,
-                         int, int, int>;
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int,
+                         int, int, int, int, int>;
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
       std::size_t hash = 0;
@@ -91,16 +91,20 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
 
   const int requested_sms = detail::requested_num_sms();
   const BlockShape forced = forced_config();
+  // The kind, its storage orders and the psum form, in one field.
+  const int kind = static_cast<int>(size.shape.ab_dtype) * 16 + size.shape.a_mn_major * 8 + size.shape.b_mn_major * 4 +
+                   size.shape.psum * 2 + size.shape.sfa_by_tma;
   const Key key{device,
                 requested_sms,
                 size.m,
                 size.num_groups,
                 size.shape.n,
                 size.shape.k,
+                size.k_per_group,
                 static_cast<int>(size.shape.layout),
                 size.shape.output_f32,
                 size.shape.has_c,
-                size.shape.sfa_by_tma,
+                kind,
                 forced.block_m,
                 forced.block_n,
                 forced.cluster_m,
@@ -145,6 +149,7 @@ void check_kernel_limits(const detail::GemmProblem& p) {
   constexpr std::int64_t kMaxExtent = 0x7fffffff;
   if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
+  if (p.ab_dtype != DType::E4M3) return;  // no scales
   const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
   const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +
                                 (p.n - 1) / detail::kScaleBlock * p.sfb_n_stride +
@@ -153,13 +158,17 @@ void check_kernel_limits(const detail::GemmProblem& p) {
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, argument 'sfb' must span fewer than 2^32 elements");
 }
 
-// What the heuristics tune for: the masked layout for the expected rows per group, the others for their rows.
+// What the heuristics tune for: the masked layout for the expected rows per group, the others for their rows;
+// the k-grouped layout for its experts' mean K (its kernels take any K).
 ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
   const bool masked = p.layout == detail::GemmLayout::Masked;
+  const bool k_grouped = p.layout == detail::GemmLayout::KGrouped;
   ProblemSize size;
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
-  size.num_groups = masked ? p.num_groups : 1;
-  size.shape = KernelShape{p.layout, p.n, p.k, p.d_dtype == DType::F32, p.c != nullptr, sfa_by_tma};
+  size.num_groups = masked || k_grouped ? p.num_groups : 1;
+  if (k_grouped) size.k_per_group = p.k / p.num_groups;
+  size.shape = KernelShape{p.layout,   p.n,        p.layout == detail::GemmLayout::KGrouped ? 0 : p.k, p.d_dtype == DType::F32, p.c != nullptr,
+                           sfa_by_tma, p.ab_dtype, p.a_mn_major,          p.b_mn_major,            p.psum != nullptr};
   return size;
 }
 
@@ -170,16 +179,37 @@ struct GemmTensorMaps {
   driver::CUtensorMap a, b, sfa, d;
 };
 
+// An operand's map: K-major as rows x K in boxes of slice rows x one K block; MN-major as K x rows (the rows of
+// M or N contiguous) in boxes of one K block x 64 elements (one 128-byte swizzle row; operand_mn_major.cuh).
+MatrixBox operand_box(const void* data, bool mn_major, std::int64_t rows, std::int64_t k, std::int64_t row_stride,
+                      int element_bytes, std::uint32_t slice_rows, std::uint32_t block_k, std::uint64_t groups,
+                      std::int64_t group_stride) {
+  if (mn_major)
+    return {data, u64(k), u64(rows), u64(row_stride), element_bytes, block_k, 128u / element_bytes, 128, groups,
+            u64(group_stride)};
+  return {data, u64(rows), u64(k), u64(row_stride), element_bytes, slice_rows, block_k, 128, groups, u64(group_stride)};
+}
+
 GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& config, std::optional<MatrixBox> sfa_box) {
   const bool masked = p.layout == detail::GemmLayout::Masked;
   const auto groups_of = [&](bool stacked) { return stacked ? u64(p.num_groups) : std::uint64_t(0); };
   const std::uint32_t block_k = config.block_k();
+  const int element_bytes = config.operand_bytes;
   GemmTensorMaps maps{};
-  maps.a = make_tensor_map({p.a, u64(p.m), u64(p.k), u64(p.a_row_stride), 1, std::uint32_t(config.slice_rows_a()),
-                            block_k, 128, groups_of(masked), u64(p.a_group_stride)},
+  // A k-grouped problem whose experts are all empty loads nothing, but its maps need an extent of K and an
+  // address: one row of D's.
+  const void* a = p.k > 0 ? static_cast<const void*>(p.a) : p.d;
+  const void* b = p.k > 0 ? static_cast<const void*>(p.b) : p.d;
+  const std::int64_t k = std::max<std::int64_t>(p.k, 1);
+  maps.a = make_tensor_map(operand_box(a, p.a_mn_major, p.m, k, p.a_row_stride, element_bytes,
+                                       std::uint32_t(config.slice_rows_a()), block_k, groups_of(masked),
+                                       p.a_group_stride),
                            "encoding the tensor map of 'a'");
-  maps.b = make_tensor_map({p.b, u64(p.n), u64(p.k), u64(p.b_row_stride), 1, std::uint32_t(config.slice_rows_b()),
-                            block_k, 128, groups_of(p.layout != detail::GemmLayout::Normal), u64(p.b_group_stride)},
+  maps.b = make_tensor_map(operand_box(b, p.b_mn_major, p.n, k, p.b_row_stride, element_bytes,
+                                       std::uint32_t(config.slice_rows_b()), block_k,
+                                       groups_of(p.layout == detail::GemmLayout::Contiguous ||
+                                                 p.layout == detail::GemmLayout::Masked),
+                                       p.b_group_stride),
                            "encoding the tensor map of 'b'");
   if (sfa_box) {
     sfa_box->box_cols = std::uint32_t(config.block_m);
@@ -187,7 +217,8 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
   }
   const std::uint32_t chunk_cols = config.chunk_bytes() / config.output_bytes;
   maps.d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), config.output_bytes, 64, chunk_cols,
-                            config.swizzle_d_bytes(), groups_of(masked), u64(p.d_group_stride)},
+                            config.swizzle_d_bytes(), groups_of(masked || p.layout == detail::GemmLayout::KGrouped),
+                            u64(p.d_group_stride)},
                            "encoding the tensor map of 'd'");
   return maps;
 }
@@ -195,7 +226,8 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
 sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
   return {static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.num_groups), p.sfa, p.sfa_m_stride,
           p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.c,
-          p.c_row_stride, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.masked_m};
+          p.c_row_stride, p.c_group_stride, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum, p.masked_m,
+          p.ks_tensor};
 }
 
 }  // namespace
@@ -204,7 +236,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);
-  const std::optional<MatrixBox> sfa_box = sfa_for_tma(p);
+  const std::optional<MatrixBox> sfa_box = p.sfa != nullptr ? sfa_for_tma(p) : std::nullopt;
   const Choice& choice = configuration_for(problem_size(p, sfa_box.has_value()), device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] { return gemm_kernel_spec(config); });

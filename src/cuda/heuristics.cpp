@@ -1,61 +1,13 @@
 #include "cuda/heuristics.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
+#include "cuda/cost_model.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
-#include "fgemm/sm90/fp8_block_scaled_plan.cuh"
 
 namespace fgemm::cuda {
-namespace {
-
-// A simple machine model of one Hopper SM, in cycles, good enough to rank tilings. Its constants were
-// fitted to the time of 21 tile shapes on each normal seed shape on an H100 (bench/bench_gpu.py --sweep);
-// in the latest sweep (24 shapes, 128 x 256 among them) the chosen tile was 1.3% slower than the best one on
-// average, 10% at worst.
-constexpr double kMmaFlopsPerCycle = 8192;       // dense FP8 wgmma throughput of one SM
-constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
-constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
-// Per K block, what the MMAs do not hide: barrier round trips and the promotion, which with a second partial
-// accumulator overlaps the next block's MMAs. The last two were refitted to BLOCK_M 128 (two partials)
-// against 192 (one) on the four large-M seed shapes where the two come close.
-constexpr double kKBlockOverheadCycles = 400;             // two math warpgroups, one partial accumulator
-constexpr double kKBlockOverheadCycles3 = 540;            // three math warpgroups (BLOCK_M 192), one partial
-constexpr double kKBlockOverheadCyclesTwoPartials = 300;  // two partial accumulators
-// With scales staged in shared memory and the K loop unrolled over the stages, 64-row tiles whose two
-// warpgroups split the columns (sharing A and its scales) measured 5-15% faster than 128 x 128 tiles on the
-// large-M seed shapes of the normal and contiguous layouts on an H100 (no faster on the masked ones); their
-// overhead was refitted to that.
-constexpr double kKBlockOverheadCyclesSplitN = 200;
-constexpr double kTwoScaleBlocksCycles = 2;      // per column, when a warpgroup's columns need two sfb values
-constexpr double kTileOverheadCycles = 2400;     // per tile: scale set-up, epilogue latency, pipeline refill
-constexpr double kStoreBytesPerCycle = 64;       // TMA store of D from one SM
-constexpr int kMaxStages = 16;
-// BLOCK_M 128 keeps two 64 x BLOCK_N FP32 accumulators per thread: past 160 columns they no longer fit in
-// the 232 registers a math thread gets. With BLOCK_M 64 each warpgroup holds half of BLOCK_N.
-constexpr int kMaxBlockN128 = 160;
-constexpr int kMaxBlockN64 = 256;
-// Besides, 128 x 256 tiles, whose warpgroups multiply their 256 columns in two halves through one partial
-// accumulator (BF16 out without C: FP32 staging of D would leave room for two stages only). In the sweep of
-// the normal seed shapes they were the fastest tile from M = 4096 and K = 1536 on, but 5-8% slower than the
-// best where M = 128 or K = 512 (with three stages then and a single partial accumulator, they start
-// slowly), where the model below cannot tell them apart: the heuristics choose them from two tile rows and
-// eight K blocks on (forcing them works for any problem).
-constexpr int kHalvesBlockN = 256;
-constexpr std::int64_t kHalvesMinM = 256;
-constexpr std::int64_t kHalvesMinK = 1024;
-// 128 x 256 tiles have room for a fourth stage only beside half of D, which is then staged and stored one
-// column half at a time, the second waiting until the first has been read. On an H100, 4 stages against 3 were
-// 1-6% faster on the masked seed shapes (1.7 to 1.9 waves of tiles) and 2% on 4096 x 4096 x 7168 (3.9 waves),
-// but 1-2.5% slower on 4096 x 7168 x 16384 (6.8 waves) and contiguous 32768 x 4096 x 7168 (31 waves): the
-// extra stage helps the start of each tile's pipeline, the split store costs every tile.
-constexpr std::int64_t kMaxWavesForFourStagesOfHalves = 4;
-// BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
-constexpr int kMaxBlockN192 = 128;
-// Adding C loads a tile of it into registers next to the accumulators.
-constexpr int kMaxBlockNWithC = 128;
 
 // Cluster tiles (one tile per CTA of a cluster) of the problem.
 std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config) {
@@ -70,84 +22,23 @@ std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, co
   return ceil_div(cluster_tiles(problem, config), clusters_per_wave);
 }
 
-}  // namespace
+int most_stages(KernelConfig config, const DeviceLimits& device) {
+  int stages = 0;
+  for (config.num_stages = 1; config.num_stages <= kMaxStages; ++config.num_stages) {
+    if (config.smem_bytes() > device.max_smem_per_block) break;
+    stages = config.num_stages;
+  }
+  return stages;
+}
 
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters) {
-  std::vector<KernelConfig> configs;
-  for (int block_m : {64, 128, 192}) {
-    // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
-    if (block_m == 192 && (problem.shape.layout == detail::GemmLayout::Contiguous || problem.shape.has_c))
-      continue;
-    const int max_block_n = problem.shape.has_c ? kMaxBlockNWithC
-                            : block_m == 64     ? kMaxBlockN64
-                            : block_m == 128    ? kMaxBlockN128
-                                                : kMaxBlockN192;
-    // Each warpgroup's share of BLOCK_N is a multiple of 8.
-    const int step = block_m == 64 ? 16 : block_m == 128 ? 8 : 32;
-    std::vector<int> block_ns;
-    for (int block_n = step; block_n <= max_block_n; block_n += step) block_ns.push_back(block_n);
-    if (block_m == 128 && !problem.shape.has_c && !problem.shape.output_f32) block_ns.push_back(kHalvesBlockN);
-    for (int block_n : block_ns) {
-      for (auto [cluster_m, cluster_n] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
-        if (!with_clusters && cluster_m * cluster_n > 1) continue;
-        KernelConfig config;
-        config.shape = problem.shape;
-        config.block_m = block_m;
-        config.block_n = block_n;
-        config.cluster_m = cluster_m;
-        config.cluster_n = cluster_n;
-        config.output_bytes = problem.shape.output_f32 ? 4 : 2;
-        config.num_sms = device.num_sms;
-        // A shared operand is split into per-CTA slices of whole 8-row swizzle atoms.
-        if (config.slice_rows_a() % 8 != 0 || config.slice_rows_b() % 8 != 0) continue;
-        if (!sm90::fp8_block_scaled::spans_at_most_two_scale_blocks(config)) continue;
-        int stages = 0;  // the most that fit the shared memory
-        for (config.num_stages = 1; config.num_stages <= kMaxStages; ++config.num_stages) {
-          if (config.smem_bytes() > device.max_smem_per_block) break;
-          stages = config.num_stages;
-        }
-        if (stages < 2) continue;
-        const bool many_waves = waves_of(problem, config, device) > kMaxWavesForFourStagesOfHalves;
-        if (config.column_halves() == 2 && many_waves) stages = std::min(stages, 3);
-        config.num_stages = stages;
-        configs.push_back(config);
-      }
-    }
-  }
-  return configs;
+  return problem.shape.ab_dtype == DType::E4M3 ? fp8_candidates(problem, device, with_clusters)
+                                               : no_scale_candidates(problem, device, with_clusters);
 }
 
-// Time = the larger of (a) the busiest SM's work, cluster tiles being dealt out in waves of num_sms CTAs,
-// each tile costing per K block the slower of its MMAs and its loads (a multicast operand counts once per
-// cluster), plus a fixed and an epilogue cost; and (b) the problem's unique bytes at DRAM bandwidth.
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
-  const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
-  const std::int64_t n = problem.shape.n, k = problem.shape.k;
-  const std::int64_t waves = waves_of(problem, config, device);
-  const std::int64_t k_blocks = ceil_div(k, config.block_k());
-
-  const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
-  // TMA fetches no rows past the end of A, so a small M loads only its own rows.
-  const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
-  const double rows_b = double(config.block_n) / config.cluster_m;
-  const double load = (rows_a + rows_b) * config.block_k() / kSmLoadBytesPerCycle;
-  const double store = double(config.block_m) * config.block_n * config.output_bytes / kStoreBytesPerCycle;
-  const bool two_scale_blocks = 128 % config.mma_n() != 0;
-  const bool split_n = config.warpgroup_cols() == 2 && problem.shape.layout != detail::GemmLayout::Masked;
-  const double overhead = config.two_partials() && split_n ? kKBlockOverheadCyclesSplitN
-                          : config.two_partials()               ? kKBlockOverheadCyclesTwoPartials
-                          : config.num_math_warpgroups() == 3 ? kKBlockOverheadCycles3
-                                                              : kKBlockOverheadCycles;
-  const double k_block =
-      std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.mma_n() : 0.0);
-  const double tile = k_blocks * k_block + store + kTileOverheadCycles;
-  const double compute_bound = double(waves) * tile;
-
-  const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +
-                            double(problem.num_groups) * m * n * config.output_bytes * (problem.shape.has_c ? 3 : 1);
-  const double memory_bound = dram_bytes / kChipDramBytesPerCycle;
-  return std::max(compute_bound, memory_bound);
+  return config.scaled() ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
 }
 
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
@@ -162,9 +53,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) continue;
     if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
       continue;
-    if (forced.block_m == 0 && config.column_halves() == 2 &&
-        (problem.m < kHalvesMinM || problem.shape.k < kHalvesMinK))
-      continue;
+    if (forced.block_m == 0 && config.scaled() && fp8_only_when_forced(problem, config)) continue;
     const double cost = estimated_cost(problem, config, device);
     const bool better_tie = best && useful_area(config) > useful_area(*best);
     if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {

@@ -13,11 +13,14 @@ struct DeviceLimits {
   int max_smem_per_block = 232448;  // H100/H200: 227 KiB of opt-in dynamic shared memory
 };
 
-// The rows the kernel should be tuned for: M for the normal layout, expected_m for masked.
+// The rows the kernel should be tuned for: M for the normal layout, expected_m for masked; the tiles of
+// num_groups such problems.
 struct ProblemSize {
   std::int64_t m = 0;
   std::int64_t num_groups = 1;
   KernelShape shape;
+  // K-grouped: the experts' mean K, for the cost model (the kernel itself takes any K; shape.k is 0).
+  std::int64_t k_per_group = 0;
 };
 
 // Every configuration the kernel supports for this problem, with the most stages that fit; with clusters

@@ -8,16 +8,34 @@ bool KernelConfig::two_partials() const { return sm90::fp8_block_scaled::two_par
 
 int KernelConfig::column_halves() const { return sm90::fp8_block_scaled::column_halves(*this); }
 
-int KernelConfig::mma_n() const { return sm90::fp8_block_scaled::mma_n(*this); }
+int KernelConfig::mma_n() const { return scaled() ? sm90::fp8_block_scaled::mma_n(*this) : warpgroup_n(); }
 
 int KernelConfig::smem_bytes() const {
-  return TileConfig::smem_bytes(sm90::fp8_block_scaled::stage_extra_bytes(*this));
+  return TileConfig::smem_bytes(scaled() ? sm90::fp8_block_scaled::stage_extra_bytes(*this) : 0);
 }
 
+namespace {
+
+const char* kind_name(const KernelShape& shape) {
+  switch (shape.ab_dtype) {
+    case DType::BF16: return "bf16_";
+    case DType::F16: return "fp16_";
+    default: return "";  // FP8, named as it always was
+  }
+}
+
+const char* output_name(const KernelConfig& config) {
+  if (config.output_bytes == 4) return "_f32";
+  return config.output_f16 ? "_fp16" : "_bf16";
+}
+
+}  // namespace
+
 std::string KernelConfig::name() const {
-  return std::string("fgemm_sm90_") + detail::layout_name(shape.layout) + "_n" + std::to_string(shape.n) + "_k" +
-         std::to_string(shape.k) + (output_bytes == 4 ? "_f32" : "_bf16") + (shape.has_c ? "_c" : "") +
-         (shape.sfa_by_tma ? "" : "_sfa_rows") + "_bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) +
+  const std::string storage = scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
+  return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) + (shape.psum ? "_psum" : "") +
+         storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) + output_name(*this) +
+         (shape.has_c ? "_c" : "") + (scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) +
          "_s" + std::to_string(num_stages) + "_r" + std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" +
          std::to_string(cluster_n);
 }

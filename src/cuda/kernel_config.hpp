@@ -22,6 +22,12 @@ struct KernelShape {
   // sfa is MN-major with 16-byte aligned columns: the TMA thread loads it with A (the fast path); otherwise
   // a warp of the producer copies it scale by scale.
   bool sfa_by_tma = false;
+  // The kind of GEMM: E4M3 with the FP8 recipe's scales, or BF16 / F16 without scales (the 16-bit output is
+  // then of the input type).
+  DType ab_dtype = DType::E4M3;
+  bool a_mn_major = false;  // A stored [K, M]
+  bool b_mn_major = false;  // B stored [K, N]
+  bool psum = false;        // contiguous: the experts' rows named by prefix sums
 };
 
 struct KernelConfig : sm90::TileConfig {
@@ -29,9 +35,12 @@ struct KernelConfig : sm90::TileConfig {
   int band_m = 8;   // tile rows per rasterization band (L2 reuse)
   int num_sms = 0;  // persistent CTAs launched (at most one per SM)
 
-  // The FP8 recipe's view of the tiling (kernels/fgemm/sm90/fp8_block_scaled_plan.cuh).
+  // Whether the kind is FP8's scaled recipe, which the next two describe
+  // (kernels/fgemm/sm90/fp8_block_scaled_plan.cuh).
+  bool scaled() const { return shape.ab_dtype == DType::E4M3; }
   bool two_partials() const;
   int column_halves() const;
+  // The N of each wgmma: FP8's plan says; unscaled kinds multiply a warpgroup's columns at once.
   int mma_n() const;
   int smem_bytes() const;
   // A unique, readable name of the configuration (of what the kernel is compiled with: output_bytes, not

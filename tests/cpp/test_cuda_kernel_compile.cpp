@@ -3,7 +3,9 @@
 // loader, and ptxas reports no spills, no local memory and no serialized wgmma.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "cuda/heuristics.hpp"
 #include "cuda/kernel_source.hpp"
@@ -93,6 +95,65 @@ TEST(GemmKernelCompile, GroupedLayouts) {
       size.shape.sfa_by_tma = sfa_by_tma;
       expect_compiles_without_spills(choose_config(size, h100));
     }
+  }
+}
+
+// The unscaled kinds (BF16, FP16): every storage order of A and B, each output type with and without C, the
+// grouped layouts (psum among them), and the widest and narrowest tiles of each order.
+TEST(GemmKernelCompile, UnscaledKinds) {
+  const DeviceLimits h100;
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    for (int order = 0; order < 4; ++order) {
+      ProblemSize size;
+      size.m = 4096;
+      size.shape.n = 7000;
+      size.shape.k = 4000;
+      size.shape.ab_dtype = dtype;
+      size.shape.a_mn_major = order & 1;
+      size.shape.b_mn_major = order & 2;
+      for (auto [f32, with_c] : {std::pair{false, false}, std::pair{true, true}, std::pair{false, true}}) {
+        size.shape.output_f32 = f32;
+        size.shape.has_c = with_c;
+        expect_compiles_without_spills(choose_config(size, h100));
+      }
+      if (dtype == DType::F16) continue;
+      size.shape.output_f32 = false;
+      size.shape.has_c = false;
+      int narrowest = 1 << 30, widest = 0;
+      for (const auto& config : candidate_configs(size, h100)) {
+        narrowest = std::min(narrowest, config.block_n);
+        widest = std::max(widest, config.block_n);
+      }
+      for (const auto& config : candidate_configs(size, h100))
+        if (config.block_n == narrowest || config.block_n == widest) expect_compiles_without_spills(config);
+    }
+  }
+  for (auto [layout, psum, b_mn_major] : {std::tuple{detail::GemmLayout::Contiguous, false, false},
+                                          std::tuple{detail::GemmLayout::Contiguous, true, true},
+                                          std::tuple{detail::GemmLayout::Masked, false, false}}) {
+    ProblemSize size;
+    size.m = layout == detail::GemmLayout::Masked ? 256 : 32768;
+    size.num_groups = layout == detail::GemmLayout::Masked ? 4 : 1;
+    size.shape.layout = layout;
+    size.shape.n = 4096;
+    size.shape.k = 7168;
+    size.shape.ab_dtype = DType::BF16;
+    size.shape.psum = psum;
+    size.shape.b_mn_major = b_mn_major;
+    expect_compiles_without_spills(choose_config(size, h100));
+  }
+  ProblemSize k_grouped;  // the experts' weight gradient: FP32 out, with C and without
+  k_grouped.m = 4096;
+  k_grouped.num_groups = 8;
+  k_grouped.k_per_group = 4096;
+  k_grouped.shape.layout = detail::GemmLayout::KGrouped;
+  k_grouped.shape.n = 7168;
+  k_grouped.shape.ab_dtype = DType::BF16;
+  k_grouped.shape.a_mn_major = k_grouped.shape.b_mn_major = true;
+  k_grouped.shape.output_f32 = true;
+  for (bool with_c : {false, true}) {
+    k_grouped.shape.has_c = with_c;
+    expect_compiles_without_spills(choose_config(k_grouped, h100));
   }
 }
 

@@ -47,14 +47,15 @@ struct Epilogue {
                                   acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
       }
     } else {
-      // BF16: a warp's 16 rows of two column groups are four 8 x 8 matrices, (group jj, rows 0-7), (jj,
+      // 16-bit: a warp's 16 rows of two column groups are four 8 x 8 matrices, (group jj, rows 0-7), (jj,
       // rows 8-15), (jj + 1, rows 0-7), (jj + 1, rows 8-15): one stmatrix instead of four stores per thread
       // (the epilogue is bound by issuing its instructions). Lane l gives the address of row l % 8 of
       // matrix l / 8.
       const uint32_t matrix = lane / 8;
       const uint32_t matrix_row = (thread / 32) * 16 + (matrix % 2) * 8 + lane % 8;
       auto packed = [&](uint32_t j, uint32_t half) {
-        return ptx::pack_bf16x2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+        const float low = acc[4 * j + 2 * half], high = acc[4 * j + 2 * half + 1];
+        return C::kOutputF16 ? ptx::pack_f16x2(low, high) : ptx::pack_bf16x2(low, high);
       };
 #pragma unroll
       for (uint32_t jj = 0; jj < kGroups; jj += 2) {
@@ -100,7 +101,7 @@ struct Epilogue {
   // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout) or with
   // columns past a ragged edge of D: each warp copies its own 16 staged rows to D one row at a time, 16 bytes
   // per lane, so that each store instruction writes a run of one row. (Each thread storing its own elements
-  // from its registers takes 4 (FP32) to 8 (BF16) times as many store instructions, every one of them
+  // from its registers takes 4 (FP32) to 8 (16-bit) times as many store instructions, every one of them
   // spread over 8 rows; such tiles are common: the last of every expert in the contiguous layout, of every
   // group in the masked one.) Rows `actions` says to skip keep what D held, NaN rows are written as NaN, and no
   // column at or past `cols_left` is written. `d` points at the warpgroup's first element; `actions` are the
@@ -111,7 +112,7 @@ struct Epilogue {
     const uint32_t staging_address = ptx::smem_address(staging);
     constexpr uint32_t kUnitCols = 16 / C::kOutputBytes;  // columns of a 16-byte unit
     constexpr uint32_t kUnitsPerRow = C::kStagedCols / kUnitCols;
-    constexpr uint32_t kNaN = C::kOutputF32 ? 0x7fc00000u : 0x7fc07fc0u;
+    constexpr uint32_t kNaN = C::kOutputF32 ? 0x7fc00000u : C::kOutputF16 ? 0x7e007e00u : 0x7fc07fc0u;
     __syncwarp();
     // Not unrolled: sixteen copies of a row's copy would only make the kernel longer.
 #pragma unroll 1

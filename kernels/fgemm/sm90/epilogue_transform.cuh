@@ -1,5 +1,6 @@
 // What the epilogue does to a warpgroup's FP32 accumulators before they are stored: nothing, or D = C + A·B
-// with C an FP32 matrix [M, N] (accumulation into a gradient). In the wgmma fragment layout, fragment i of a
+// with C an FP32 matrix [M, N] (a stack of them, one per group, in the k-grouped layout: accumulation into a
+// gradient). In the wgmma fragment layout, fragment i of a
 // thread holds row (i / 2 % 2 ? row1 : row0) and column n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2.
 #pragma once
 
@@ -12,20 +13,21 @@ namespace fgemm::sm90 {
 struct Identity {
   template <uint32_t kFragments>
   __device__ __forceinline__ static void apply(float (&)[kFragments], const GemmParams&, uint32_t, uint32_t,
-                                               uint32_t) {}
+                                               uint32_t, uint32_t) {}
 };
 
 template <uint32_t kShapeN>
 struct AddC {
   template <uint32_t kFragments>
-  __device__ __forceinline__ static void apply(float (&acc)[kFragments], const GemmParams& params, uint32_t row0,
-                                               uint32_t row1, uint32_t n_base) {
+  __device__ __forceinline__ static void apply(float (&acc)[kFragments], const GemmParams& params, uint32_t group,
+                                               uint32_t row0, uint32_t row1, uint32_t n_base) {
     const uint32_t lane = threadIdx.x % 32;
+    const float* c = params.c + group * params.c_group_stride;
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) {
       const uint32_t row = i / 2 % 2 ? row1 : row0;
       const uint32_t col = n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2;
-      if (row < params.m && col < kShapeN) acc[i] += ptx::load_readonly(params.c + row * params.c_row_stride + col);
+      if (row < params.m && col < kShapeN) acc[i] += ptx::load_readonly(c + row * params.c_row_stride + col);
     }
   }
 };

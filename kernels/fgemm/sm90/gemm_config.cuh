@@ -37,6 +37,7 @@ struct GemmConfig {
   static constexpr uint32_t kNumKBlocks = ceil_div(kShapeK, kBlockK);
 
   static constexpr bool kOutputF32 = kTile.output_bytes == 4;
+  static constexpr bool kOutputF16 = kTile.output_bytes == 2 && kTile.output_f16;
   static constexpr uint32_t kOutputBytes = kTile.output_bytes;
   static constexpr uint32_t kSwizzleDBytes = kTile.swizzle_d_bytes();  // 128, 64, 32, or 0 for none
   static constexpr uint32_t kStagingPasses = kTile.staging_passes();

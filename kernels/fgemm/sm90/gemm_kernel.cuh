@@ -1,8 +1,9 @@
-// The sm90 GEMM kernel's skeleton: D = A * B^T (+ C) for the normal, m-grouped contiguous and m-grouped masked
-// layouts, with its precision and recipe supplied by policies (docs/ARCHITECTURE.md):
-//   - Operand: how A and B sit in a stage and how wgmma addresses them (operand_k_major.cuh);
+// The sm90 GEMM kernel's skeleton: D = A * B^T (+ C) for the normal, m-grouped contiguous (m_indices or psum),
+// m-grouped masked and k-grouped layouts, with its precision and recipe supplied by policies (docs/ARCHITECTURE.md):
+//   - OperandA, OperandB: how A and B sit in a stage and how wgmma addresses them (operand_k_major.cuh,
+//              operand_mn_major.cuh);
 //   - Math:    what happens per K block (the MMAs through its Mma instruction, any scaling) and what else a
-//              stage holds (math_fp8_block_scaled.cuh);
+//              stage holds (math_fp8_block_scaled.cuh, math_no_scale.cuh);
 //   - Transform: what the epilogue does to the accumulators before they are stored (epilogue_transform.cuh).
 // The skeleton owns the rest: the persistent scheduler, the TMA producer and its stage ring, the math
 // warpgroups' K loop and the epilogue's staging and stores.
@@ -24,7 +25,7 @@
 
 namespace fgemm::sm90 {
 
-template <class C, class Operand, class Math, class Transform>
+template <class C, class OperandA, class OperandB, class Math, class Transform>
 struct GemmKernel {
   static constexpr uint32_t kNumStages = C::kNumStages;
   static constexpr uint32_t kSmemBytes = C::kTile.smem_bytes(Math::kStageExtraBytes);
@@ -61,19 +62,47 @@ struct GemmKernel {
                                                  const ptx::TensorMap* tmap_a, const ptx::TensorMap* tmap_b,
                                                  const ptx::TensorMap* tmap_sfa) {
     constexpr bool kMasked = C::kLayout == Layout::Masked;
-    constexpr bool kGroupedB = C::kLayout != Layout::Normal;
+    // B is a stack of the experts' matrices in the M-grouped layouts; k-grouped operands are one matrix each.
+    constexpr bool kGroupedB = C::kLayout != Layout::Normal && C::kLayout != Layout::KGrouped;
     fill_stages<C>(scheduler, smem.empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
-      const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN, k0 = kb * C::kBlockK;
+      const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN;
+      const int32_t k0 = (C::kLayout == Layout::KGrouped ? tile.k_begin : 0) + kb * C::kBlockK;
       const bool multicast = C::kClusterSize > 1 && tile.multicast;
       uint64_t* full = &smem.full[stage];
       // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
       ptx::mbarrier_arrive_expect_tx(full, C::kSmemA + C::kSmemB + Math::kTmaExtraBytes);
       Math::load_with_stage(smem.extra + stage * Math::kStageExtraBytes, tmap_sfa, full, m0, kb, group);
-      Operand::template load<kMasked>(smem.a + stage * C::kSmemA, tmap_a, full, C::kSliceRowsA, C::kBlockM,
+      OperandA::template load<kMasked>(smem.a + stage * C::kSmemA, tmap_a, full, C::kSliceRowsA, C::kBlockM,
                                       multicast && C::kClusterN > 1, rank, k0, m0, group);
-      Operand::template load<kGroupedB>(smem.b + stage * C::kSmemB, tmap_b, full, C::kSliceRowsB, C::kBlockN,
+      OperandB::template load<kGroupedB>(smem.b + stage * C::kSmemB, tmap_b, full, C::kSliceRowsB, C::kBlockN,
                                         multicast && C::kClusterM > 1, rank, k0, n0, group);
     });
+  }
+
+  // The K loop of a tile whose K blocks are the problem's (every layout but k-grouped): unrolled over the stages
+  // (over several rounds where the math's step depends on the K block's parity and the stage count would change
+  // that parity from round to round), so stages and parities are compile-time constants.
+  template <class Pipe>
+  __device__ __forceinline__ static void k_loop(Math& math, Pipe& pipe) {
+    using R = Ring<C>;
+    constexpr uint32_t kPeriod = Math::kStepPeriod;
+    constexpr uint32_t kRoundsPerIteration = kNumStages % kPeriod == 0 ? 1 : kPeriod;
+    for (uint32_t round = 0; round + kRoundsPerIteration <= R::kFullRounds; round += kRoundsPerIteration) {
+      pipe.new_round();
+#pragma unroll
+      for (uint32_t i = 0; i < kRoundsPerIteration * kNumStages; ++i)
+        math.step(pipe, i % kNumStages, round + i / kNumStages, i % 2 == 1);
+    }
+    pipe.new_round();
+    if constexpr (kRoundsPerIteration == 2 && R::kFullRounds % 2 == 1) {
+#pragma unroll
+      for (uint32_t i = 0; i < kNumStages; ++i) math.step(pipe, i, R::kFullRounds - 1, i % 2 == 1);
+    }
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(R::kLastRoundStages); ++i)
+      math.step(pipe, i, R::kFullRounds, (R::kFullRounds * kNumStages + i) % 2 == 1);
+    math.end_tile();
+    ++pipe.tiles_before;
   }
 
   // The math warpgroups: the K loop and the epilogue of every tile of the CTA.
@@ -81,6 +110,7 @@ struct GemmKernel {
                                                  const ptx::TensorMap* tmap_d) {
     ptx::setmaxnreg_increase<kMathRegisters>();
     constexpr bool kMasked = C::kLayout == Layout::Masked;
+    constexpr bool kStackedD = kMasked || C::kLayout == Layout::KGrouped;  // D is [G, M, N]
     // Read through a shuffle, so that ptxas knows it is warp-uniform: the descriptors below then live in
     // uniform registers.
     const uint32_t warpgroup = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);
@@ -90,11 +120,11 @@ struct GemmKernel {
     // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
     const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
     constexpr uint32_t kRowBytes = C::kBlockK * C::kTile.operand_bytes;
-    StagePipe<C, Operand, typename Math::Mma> pipe{
+    StagePipe<C, OperandA, OperandB, typename Math::Mma> pipe{
         smem.full,
         smem.empty,
-        Operand::descriptor(ptx::smem_address(smem.a) + wg_row * 64 * kRowBytes),
-        Operand::descriptor(ptx::smem_address(smem.b) + wg_col * C::kWarpgroupN * kRowBytes),
+        OperandA::descriptor(ptx::smem_address(smem.a) + wg_row * 64 * kRowBytes),
+        OperandB::descriptor(ptx::smem_address(smem.b) + wg_col * C::kWarpgroupN * kRowBytes),
         0,
         lane};
     uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
@@ -108,48 +138,40 @@ struct GemmKernel {
       const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWarpgroupN;
       const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
       const uint32_t rows = tile.rows;
-      // The experts of this thread's two rows (contiguous layout), read now for the epilogue, so that the
+      // The experts of this thread's two rows (contiguous layouts), read now for the epilogue, so that the
       // loads' latency hides behind the K loop.
       int32_t row_experts[2] = {-1, -1};
-      if constexpr (C::kLayout == Layout::Contiguous) {
-        if (row0 < params.m) row_experts[0] = params.m_indices[row0];
-        if (row1 < params.m) row_experts[1] = params.m_indices[row1];
+      if constexpr (is_contiguous(C::kLayout)) {
+        row_experts[0] = scheduler.row_expert(row0, tile.group);
+        row_experts[1] = scheduler.row_expert(row1, tile.group);
       }
 
       // ---------------------------------------------------------------- the K loop
       math.begin_tile(group, n_base);
-      // Unrolled over the stages (over several rounds where the math's step depends on the K block's parity and
-      // the stage count would change that parity from round to round), so stages and parities are compile-time
-      // constants.
-      using R = Ring<C>;
-      constexpr uint32_t kPeriod = Math::kStepPeriod;
-      constexpr uint32_t kRoundsPerIteration = kNumStages % kPeriod == 0 ? 1 : kPeriod;
-      for (uint32_t round = 0; round + kRoundsPerIteration <= R::kFullRounds; round += kRoundsPerIteration) {
-        pipe.new_round();
+      if constexpr (C::kLayout == Layout::KGrouped) {
+        // The expert's K blocks are known only now: rounds over the stages, the last one cut short.
+        const uint32_t k_blocks = ceil_div(tile.k_len, C::kBlockK);
+        for (uint32_t round = 0; round * kNumStages < k_blocks; ++round) {
+          pipe.new_round();
 #pragma unroll
-        for (uint32_t i = 0; i < kRoundsPerIteration * kNumStages; ++i)
-          math.step(pipe, i % kNumStages, round + i / kNumStages, i % 2 == 1);
+          for (uint32_t i = 0; i < kNumStages; ++i)
+            if (round * kNumStages + i < k_blocks) math.step(pipe, i, round, false);
+        }
+        math.end_tile();
+        pipe.phases.end_tile(k_blocks);
+      } else {
+        k_loop(math, pipe);
       }
-      pipe.new_round();
-      if constexpr (kRoundsPerIteration == 2 && R::kFullRounds % 2 == 1) {
-#pragma unroll
-        for (uint32_t i = 0; i < kNumStages; ++i) math.step(pipe, i, R::kFullRounds - 1, i % 2 == 1);
-      }
-#pragma unroll
-      for (int i = 0; i < static_cast<int>(R::kLastRoundStages); ++i)
-        math.step(pipe, i, R::kFullRounds, (R::kFullRounds * kNumStages + i) % 2 == 1);
-      math.end_tile();
-      ++pipe.tiles_before;
 
       // ---------------------------------------------------------------- the epilogue
       if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
-      Transform::apply(math.acc, params, row0, row1, n_base);
+      Transform::apply(math.acc, params, group, row0, row1, n_base);
       // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
       // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
       // not aligned to BLOCK_M, or an expert index out of range) become NaN rather than a wrong number.
       RowAction actions[2] = {row0 < params.m ? RowAction::Write : RowAction::Skip,
                               row1 < params.m ? RowAction::Write : RowAction::Skip};
-      if constexpr (C::kLayout == Layout::Contiguous) {
+      if constexpr (is_contiguous(C::kLayout)) {
         for (uint32_t half = 0; half < 2; ++half) {
           const int32_t expert = row_experts[half];
           actions[half] = expert == -1 ? RowAction::Skip
@@ -171,7 +193,7 @@ struct GemmKernel {
       Epilogue<C>::staged(math.acc, staging, 1 + warpgroup, [&](uint32_t pass) {
         if (full_tile) {
           Epilogue<C>::store_to_tma(staging, 1 + warpgroup, pass, [&](const uint8_t* chunk, uint32_t chunk_col) {
-            if constexpr (kMasked)
+            if constexpr (kStackedD)
               ptx::tma_store_3d(tmap_d, chunk, n_base + chunk_col, m_base, group);
             else
               ptx::tma_store_2d(tmap_d, chunk, n_base + chunk_col, m_base);
@@ -215,7 +237,10 @@ struct GemmKernel {
       __syncthreads();
 
     const uint32_t rank = C::kClusterSize > 1 ? ptx::cluster_rank() : 0;
-    Sched scheduler(params.m, params.num_groups, params.m_indices, params.masked_m, rank,
+    const int32_t* grouped_layout = C::kLayout == Layout::ContiguousPsum ? params.psum
+                                    : C::kLayout == Layout::KGrouped     ? params.ks
+                                                                         : params.m_indices;
+    Sched scheduler(params.m, params.num_groups, grouped_layout, params.masked_m, rank,
                     blockIdx.x / C::kClusterSize, gridDim.x / C::kClusterSize);
 
     if (threadIdx.x / 128 == C::kNumMathWarpgroups) {

@@ -6,7 +6,8 @@
 // warpgroups' K loop is unrolled over the stages, so each stage's barriers and shared-memory descriptors are
 // compile-time offsets of warp-uniform bases: the MMAs of a block issue back to back, with no address
 // arithmetic between them. A stage is then used kFullRounds or kFullRounds + 1 times per tile, and its n-th
-// use waits for its barriers' phase of parity n & 1.
+// use waits for its barriers' phase of parity n & 1. In the k-grouped layout a tile's K blocks are known only
+// on the device: the ring keeps each stage's parity as a bit of a word (RingPhases) instead.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -14,6 +15,20 @@
 #include "fgemm/sm90/scheduler.cuh"
 
 namespace fgemm::sm90 {
+
+// The parities of the stages' next uses where the number of K blocks of a tile is known only on the device: bit s
+// is stage s's. A tile of k_blocks blocks uses stage s k_blocks / kNumStages times, once more where s <
+// k_blocks % kNumStages.
+template <class C>
+struct RingPhases {
+  uint32_t bits = 0;
+
+  __device__ __forceinline__ uint32_t parity(uint32_t stage, uint32_t round) const { return ((bits >> stage) ^ round) & 1; }
+  __device__ __forceinline__ void end_tile(uint32_t k_blocks) {
+    const uint32_t all = (1u << C::kNumStages) - 1;
+    bits ^= ((k_blocks / C::kNumStages) % 2 ? all : 0u) ^ ((1u << (k_blocks % C::kNumStages)) - 1);
+  }
+};
 
 template <class C>
 struct Ring {
@@ -33,9 +48,21 @@ struct Ring {
 template <class C, class Scheduler, class Fill>
 __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty, Fill fill) {
   uint32_t tiles_before = 0;
+  RingPhases<C> phases;
   Tile tile;
   while (scheduler.next(tile)) {
     const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
+    if constexpr (C::kLayout == Layout::KGrouped) {
+      const uint32_t k_blocks = ceil_div(tile.k_len, C::kBlockK);
+#pragma unroll 1
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        const uint32_t stage = kb % C::kNumStages;
+        ptx::mbarrier_wait(&empty[stage], phases.parity(stage, kb / C::kNumStages) ^ 1);
+        fill(tile, group, kb, stage);
+      }
+      phases.end_tile(k_blocks);
+      continue;
+    }
     // Not unrolled: the producers run on 40 registers, and copies of the loop body would only spill them.
 #pragma unroll 1
     for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
@@ -48,9 +75,9 @@ __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty
 }
 
 // A math warpgroup's side of the ring: waiting for a stage, multiplying its K block, giving it back. The
-// per-K-block math policy schedules these calls; the operand policy `Operand` supplies the shared-memory
-// descriptors, `Mma` the instruction.
-template <class C, class Operand, class Mma>
+// per-K-block math policy schedules these calls; the operand policies supply the shared-memory descriptors,
+// `Mma` the instruction.
+template <class C, class OperandA, class OperandB, class Mma>
 struct StagePipe {
   uint64_t* full;
   uint64_t* empty;
@@ -58,9 +85,13 @@ struct StagePipe {
   uint64_t desc_b_base;  // this warpgroup's columns of B in stage 0
   uint32_t tiles_before;
   uint32_t lane;
+  RingPhases<C> phases;  // k-grouped: the stages' parities (tiles_before is not enough)
 
   __device__ __forceinline__ void wait(uint32_t stage, uint32_t round) const {
-    ptx::mbarrier_wait(&full[stage], Ring<C>::parity(stage, round, tiles_before));
+    if constexpr (C::kLayout == Layout::KGrouped)
+      ptx::mbarrier_wait(&full[stage], phases.parity(stage, round));
+    else
+      ptx::mbarrier_wait(&full[stage], Ring<C>::parity(stage, round, tiles_before));
   }
 
   // Starts the MMAs of the stage's K block into `d` (accumulating onto it where `accumulate`), for the
@@ -71,12 +102,12 @@ struct StagePipe {
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(d[i]);
     ptx::wgmma_fence();
-    const uint64_t desc_a = desc_a_base + Operand::stage_step(C::kSmemA, stage);
-    const uint64_t desc_b = desc_b_base + Operand::stage_step(C::kSmemB, stage) +
-                            Operand::row_step(col_group * Mma::N, C::kBlockK * C::kTile.operand_bytes);
+    const uint64_t desc_a = desc_a_base + OperandA::stage_step(C::kSmemA, stage);
+    const uint64_t desc_b = desc_b_base + OperandB::stage_step(C::kSmemB, stage) +
+                            OperandB::row_step(col_group * Mma::N, C::kBlockK * C::kTile.operand_bytes);
 #pragma unroll
     for (uint32_t kk = 0; kk < C::kBlockK / Mma::K; ++kk)
-      Mma::mma(d, desc_a + kk * Operand::kInstructionKStep, desc_b + kk * Operand::kInstructionKStep,
+      Mma::mma(d, desc_a + kk * OperandA::kInstructionKStep, desc_b + kk * OperandB::kInstructionKStep,
                accumulate || kk > 0);
     ptx::wgmma_commit_group();
   }

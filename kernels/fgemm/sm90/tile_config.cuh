@@ -15,8 +15,9 @@ struct TileConfig {
   // Clusters of two CTAs: side by side along M they share (multicast) B, along N they share A.
   int cluster_m = 1;
   int cluster_n = 1;
-  int output_bytes = 2;   // of D: 2 (BF16) or 4 (FP32)
-  int operand_bytes = 1;  // of A and B: 1 (FP8)
+  int output_bytes = 2;   // of D: 2 (BF16 or FP16) or 4 (FP32)
+  int operand_bytes = 1;  // of A and B: 1 (FP8) or 2 (BF16, FP16)
+  bool output_f16 = false;  // a 16-bit D is FP16 rather than BF16
 
   // One K block is one 128-byte swizzle row of A and B.
   constexpr int block_k() const { return 128 / operand_bytes; }

@@ -1,0 +1,53 @@
+// The per-K-block math of unscaled GEMMs (BF16 and FP16 into FP32): each K block's MMAs accumulate straight
+// into the tile's accumulators, which the tensor cores keep in FP32, so there is nothing to promote and a
+// stage holds only A and B. A warpgroup waits for its MMAs before giving the stage back; the other math
+// warpgroups' MMAs keep the tensor cores busy meanwhile.
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/gemm_params.cuh"
+#include "fgemm/ptx.cuh"
+
+namespace fgemm::sm90 {
+
+template <class C, class Mma_>
+struct NoScaleMath {
+  using Mma = Mma_;  // the wgmma instruction over the warpgroup's columns
+  static constexpr uint32_t kStageExtraBytes = 0;
+  static constexpr uint32_t kTmaExtraBytes = 0;
+  static constexpr uint32_t kHelperArrivals = 0;
+  static constexpr uint32_t kStepPeriod = 1;
+  static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
+  static_assert(Mma::N == C::kWarpgroupN, "one wgmma spans the warpgroup's columns");
+
+  __device__ __forceinline__ static void load_with_stage(uint8_t*, const ptx::TensorMap*, uint64_t*, uint32_t,
+                                                         uint32_t, uint32_t) {}
+  template <class Scheduler>
+  __device__ __forceinline__ static void help_producer(const GemmParams&, Scheduler, uint8_t*, uint64_t*, uint64_t*) {}
+
+  float acc[kFragments];
+
+  __device__ __forceinline__ NoScaleMath(const GemmParams&, const uint8_t*, uint32_t, uint32_t) {}
+
+  // Zeroed here rather than by the first MMA, so that a tile with no K blocks (an empty expert of the
+  // k-grouped layout) stores zeros (or C).
+  __device__ __forceinline__ void begin_tile(uint32_t, uint32_t) {
+#pragma unroll
+    for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
+  }
+
+  template <class Pipe>
+  __device__ __forceinline__ void step(const Pipe& pipe, uint32_t stage, uint32_t round, bool) {
+    pipe.wait(stage, round);
+    pipe.multiply(acc, stage, 0, true);
+    ptx::wgmma_wait_group<0>();
+    pipe.release(stage);
+  }
+
+  __device__ __forceinline__ void end_tile() {
+#pragma unroll
+    for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(acc[i]);
+  }
+};
+
+}  // namespace fgemm::sm90

@@ -1,0 +1,60 @@
+// The operand policy of A or B stored MN-major (M or N contiguous: A as [K, M], B as [K, N]), for the 16-bit
+// types, whose wgmma reads such operands through its transpose bits (FP8's reads K-major ones only). Each
+// stage holds one K block (kBlockK rows of K) of the tile's rows of M or N, as boxes of 64 elements (128 bytes)
+// of M or N by kBlockK rows of K, one after the other, each loaded by the TMA with the 128-byte swizzle: the
+// layout wgmma's MN-major descriptor describes, with one 64-element run of M or N per box.
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/ptx.cuh"
+
+namespace fgemm::sm90 {
+
+template <class C>
+struct MnMajorOperand {
+  static_assert(C::kTile.operand_bytes == 2, "MN-major operands are 16-bit: FP8 wgmma reads K-major ones only");
+  static constexpr uint32_t kBoxElements = 128 / 2;               // of M or N per box: one swizzle row
+  static constexpr uint32_t kBoxBytes = C::kBlockK * 128;         // a box: kBlockK rows of K, 128 bytes each
+  // One wgmma consumes 16 rows of K (k16), 16 x 128 bytes further on, in 16-byte descriptor units.
+  static constexpr uint64_t kInstructionKStep = 16 * 128 / 16;
+
+  __device__ __forceinline__ static uint64_t descriptor(uint32_t smem_address) {
+    return ptx::smem_descriptor_mn_major_sw128(smem_address, kBoxBytes);
+  }
+  __device__ __forceinline__ static constexpr uint64_t stage_step(uint32_t stage_bytes, uint32_t stage) {
+    return stage * (stage_bytes / 16);
+  }
+  // The descriptor step over `rows` rows of M or N (whole boxes): rows / 64 boxes of kBlockK x 128 bytes, which
+  // is rows x row_bytes, as for a K-major operand.
+  __device__ __forceinline__ static constexpr uint64_t row_step(uint32_t rows, uint32_t row_bytes) {
+    return rows * row_bytes / 16;
+  }
+
+  // Loads rows [row0, row0 + rows) of M or N x the K block at k0 (of matrix `group` where kStacked), as
+  // kClusterSize slices of whole boxes where the cluster shares the operand (multicast: only this CTA's slice).
+  // The tensor map's inner dimension is M or N, its outer K.
+  template <bool kStacked>
+  __device__ __forceinline__ static void load(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
+                                              uint32_t slice_rows, uint32_t rows, bool multicast, uint32_t rank,
+                                              int32_t k0, int32_t row0, uint32_t group) {
+    constexpr uint16_t kAllCtas = (1u << C::kClusterSize) - 1;
+    for (uint32_t box = 0; box < rows / kBoxElements; ++box) {
+      if (multicast && box * kBoxElements / slice_rows != rank) continue;
+      uint8_t* box_dst = dst + box * kBoxBytes;
+      const int32_t box_row0 = row0 + box * kBoxElements;
+      if constexpr (kStacked) {
+        if (multicast)
+          ptx::tma_load_3d_multicast(box_dst, map, barrier, kAllCtas, box_row0, k0, group);
+        else
+          ptx::tma_load_3d(box_dst, map, barrier, box_row0, k0, group);
+      } else {
+        if (multicast)
+          ptx::tma_load_2d_multicast(box_dst, map, barrier, kAllCtas, box_row0, k0);
+        else
+          ptx::tma_load_2d(box_dst, map, barrier, box_row0, k0);
+      }
+    }
+  }
+};
+
+}  // namespace fgemm::sm90

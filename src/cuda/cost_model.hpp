@@ -1,0 +1,32 @@
+// The heuristics' per-kind parts (docs/ARCHITECTURE.md): each kind of GEMM has its candidate configurations
+// and its cost model, in a file of its own (fp8_cost_model.cpp, no_scale_cost_model.cpp); heuristics.cpp
+// chooses among the candidates of the problem's kind by cost, with the helpers below.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/heuristics.hpp"
+
+namespace fgemm::cuda {
+
+constexpr int kMaxStages = 16;
+
+// Cluster tiles (one tile per CTA of a cluster) of the problem, and the rounds of them the grid takes.
+std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config);
+std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
+// The most stages of `config` that fit the device's shared memory (0 if none).
+int most_stages(KernelConfig config, const DeviceLimits& device);
+
+// FP8 with the 1x128 / 128x128 scales.
+std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const DeviceLimits& device, bool with_clusters);
+double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
+// Candidates the model cannot rank well for this problem, chosen only when forced.
+bool fp8_only_when_forced(const ProblemSize& problem, const KernelConfig& config);
+
+// BF16 and FP16, unscaled.
+std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const DeviceLimits& device,
+                                              bool with_clusters);
+double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
+
+}  // namespace fgemm::cuda

@@ -1,0 +1,99 @@
+// The candidate tiles and cost model of the unscaled 16-bit GEMMs (BF16 and FP16 into FP32 accumulators;
+// cost_model.hpp). Their K loop has no promotion: a K block is its MMAs, so the model is FP8's machine model
+// at half the tensor cores' rate with a smaller per-block overhead.
+#include <algorithm>
+
+#include "cuda/cost_model.hpp"
+#include "fgemm/common.cuh"
+
+namespace fgemm::cuda {
+namespace {
+
+constexpr double kMmaFlopsPerCycle = 4096;       // dense BF16/FP16 wgmma throughput of one SM
+constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
+constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
+// Per K block, what the MMAs do not hide: the stage's barrier round trip and the wait for the block's MMAs
+// before the stage is released (the other math warpgroups' MMAs run meanwhile).
+constexpr double kKBlockOverheadCycles = 150;
+constexpr double kTileOverheadCycles = 2000;  // per tile: epilogue latency, pipeline refill
+constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
+// The math threads hold only the accumulators: a warpgroup's 64 x 256 FP32 (128 registers) fits the 232 of two
+// math warpgroups; three (BLOCK_M 192) get 152, for up to 128 columns.
+constexpr int kMaxWarpgroupN = 256;
+constexpr int kMaxBlockN192 = 128;
+// ptxas compiles the math threads for the launch's 168 registers (setmaxnreg raises them only at run time):
+// adding C beside 216 accumulator columns spilled; as for FP8, tiles with C are at most 128 wide.
+constexpr int kMaxBlockNWithC = 128;
+// An MN-major operand is loaded in boxes of 64 elements of M or N (one 128-byte swizzle row).
+constexpr int kMnMajorBox = 64;
+
+}  // namespace
+
+std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const DeviceLimits& device,
+                                              bool with_clusters) {
+  const KernelShape& shape = problem.shape;
+  std::vector<KernelConfig> configs;
+  for (int block_m : {64, 128, 192}) {
+    // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
+    if (block_m == 192 && shape.layout == detail::GemmLayout::Contiguous) continue;
+    const int warpgroup_cols = block_m == 64 ? 2 : 1;
+    const int max_block_n = shape.has_c ? kMaxBlockNWithC : block_m == 192 ? kMaxBlockN192 : kMaxWarpgroupN;
+    // Each warpgroup's columns are a valid wgmma N (a multiple of 8), whole boxes where B is MN-major.
+    const int warpgroup_step = shape.b_mn_major ? kMnMajorBox : 8;
+    for (int block_n = warpgroup_step * warpgroup_cols; block_n <= max_block_n;
+         block_n += warpgroup_step * warpgroup_cols) {
+      for (auto [cluster_m, cluster_n] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
+        if (!with_clusters && cluster_m * cluster_n > 1) continue;
+        KernelConfig config;
+        config.shape = shape;
+        config.block_m = block_m;
+        config.block_n = block_n;
+        config.cluster_m = cluster_m;
+        config.cluster_n = cluster_n;
+        config.operand_bytes = 2;
+        config.output_bytes = shape.output_f32 ? 4 : 2;
+        config.output_f16 = shape.ab_dtype == DType::F16;
+        config.num_sms = device.num_sms;
+        // A shared operand is split into per-CTA slices of whole swizzle atoms (8 rows K-major, a box MN-major).
+        const int slice_unit_a = shape.a_mn_major ? kMnMajorBox : 8;
+        const int slice_unit_b = shape.b_mn_major ? kMnMajorBox : 8;
+        if (config.slice_rows_a() % slice_unit_a != 0 || config.slice_rows_b() % slice_unit_b != 0) continue;
+        config.num_stages = most_stages(config, device);
+        if (config.num_stages < 2) continue;
+        configs.push_back(config);
+      }
+    }
+  }
+  return configs;
+}
+
+// As FP8's model (fp8_cost_model.cpp): the larger of the busiest SM's tiles, each K block costing the slower
+// of its MMAs and its loads plus the overhead, and the problem's unique bytes at DRAM bandwidth.
+double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
+  const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
+  const std::int64_t n = problem.shape.n;
+  const std::int64_t k = std::max<std::int64_t>(problem.shape.layout == detail::GemmLayout::KGrouped ? problem.k_per_group
+                                                                                                     : problem.shape.k,
+                                                1);
+  const std::int64_t waves = waves_of(problem, config, device);
+  const std::int64_t k_blocks = ceil_div(k, config.block_k());
+
+  const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
+  const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
+  const double rows_b = double(config.block_n) / config.cluster_m;
+  const double row_bytes = double(config.block_k()) * config.operand_bytes;
+  const double load = (rows_a + rows_b) * row_bytes / kSmLoadBytesPerCycle;
+  const double store = double(config.block_m) * config.block_n * config.output_bytes / kStoreBytesPerCycle;
+  // Fewer stages than it takes to cover a block's load latency with the others' MMAs show as idle time.
+  const double stage_penalty = config.num_stages < 3 ? 0.15 * std::max(mma, load) : 0.0;
+  const double k_block = std::max(mma, load) + kKBlockOverheadCycles + stage_penalty;
+  const double tile = k_blocks * k_block + store + kTileOverheadCycles;
+  const double compute_bound = double(waves) * tile;
+
+  const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) * config.operand_bytes +
+                            double(problem.num_groups) * m * n * config.output_bytes * (problem.shape.has_c ? 3 : 1);
+  const double memory_bound = dram_bytes / kChipDramBytesPerCycle;
+  return std::max(compute_bound, memory_bound);
+}
+
+}  // namespace fgemm::cuda
