@@ -101,7 +101,7 @@ struct GemmKernel {
 #pragma unroll
     for (int i = 0; i < static_cast<int>(R::kLastRoundStages); ++i)
       math.step(pipe, i, R::kFullRounds, (R::kFullRounds * kNumStages + i) % 2 == 1);
-    math.end_tile();
+    math.end_tile(pipe);
     ++pipe.tiles_before;
   }
 
@@ -157,7 +157,7 @@ struct GemmKernel {
           for (uint32_t i = 0; i < kNumStages; ++i)
             if (round * kNumStages + i < k_blocks) math.step(pipe, i, round, false);
         }
-        math.end_tile();
+        math.end_tile(pipe);
         pipe.phases.end_tile(k_blocks);
       } else {
         k_loop(math, pipe);

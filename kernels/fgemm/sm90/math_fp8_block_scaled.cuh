@@ -211,7 +211,8 @@ struct Fp8BlockScaledMath {
   }
 
   // After the tile's last K block: its promotion, where it is still pending.
-  __device__ __forceinline__ void end_tile() {
+  template <class Pipe>
+  __device__ __forceinline__ void end_tile(const Pipe&) {
     if constexpr (kTwoPartials) promote((C::kNumKBlocks - 1) % 2 == 0 ? partial : partial2, scales);
   }
 };

@@ -1,7 +1,7 @@
 // The per-K-block math of unscaled GEMMs (BF16 and FP16 into FP32): each K block's MMAs accumulate straight
 // into the tile's accumulators, which the tensor cores keep in FP32, so there is nothing to promote and a
-// stage holds only A and B. A warpgroup waits for its MMAs before giving the stage back; the other math
-// warpgroups' MMAs keep the tensor cores busy meanwhile.
+// stage holds only A and B. A warpgroup keeps one K block's MMAs in flight: it issues block kb's, waits for
+// block kb - 1's, and gives that block's stage back, so the tensor cores never wait for the warpgroup.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -25,7 +25,10 @@ struct NoScaleMath {
   template <class Scheduler>
   __device__ __forceinline__ static void help_producer(const GemmParams&, Scheduler, uint8_t*, uint64_t*, uint64_t*) {}
 
+  static constexpr uint32_t kNoStage = 0xffffffff;
+
   float acc[kFragments];
+  uint32_t stage_in_flight = kNoStage;  // the stage whose MMAs may still run
 
   __device__ __forceinline__ NoScaleMath(const GemmParams&, const uint8_t*, uint32_t, uint32_t) {}
 
@@ -40,13 +43,19 @@ struct NoScaleMath {
   __device__ __forceinline__ void step(const Pipe& pipe, uint32_t stage, uint32_t round, bool) {
     pipe.wait(stage, round);
     pipe.multiply(acc, stage, 0, true);
-    ptx::wgmma_wait_group<0>();
-    pipe.release(stage);
+    ptx::wgmma_wait_group<1>();
+    if (stage_in_flight != kNoStage) pipe.release(stage_in_flight);
+    stage_in_flight = stage;
   }
 
-  __device__ __forceinline__ void end_tile() {
+  // The tile's last MMAs complete before the epilogue reads the accumulators.
+  template <class Pipe>
+  __device__ __forceinline__ void end_tile(const Pipe& pipe) {
+    ptx::wgmma_wait_group<0>();
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(acc[i]);
+    if (stage_in_flight != kNoStage) pipe.release(stage_in_flight);
+    stage_in_flight = kNoStage;
   }
 };
 
