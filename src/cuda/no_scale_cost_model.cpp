@@ -22,8 +22,8 @@ constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
 constexpr int kMaxWarpgroupN = 256;
 constexpr int kMaxBlockN192 = 128;
 // ptxas compiles the math threads for the launch's 168 registers (setmaxnreg raises them only at run time):
-// adding C beside 216 accumulator columns spilled; as for FP8, tiles with C are at most 128 wide.
-constexpr int kMaxBlockNWithC = 128;
+// adding C beside 216 accumulator columns spilled; with C, a warpgroup has at most 128 columns.
+constexpr int kMaxWarpgroupNWithC = 128;
 // An MN-major operand is loaded in boxes of 64 elements of M or N (one 128-byte swizzle row).
 constexpr int kMnMajorBox = 64;
 
@@ -37,7 +37,9 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
     // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
     if (block_m == 192 && shape.layout == detail::GemmLayout::Contiguous) continue;
     const int warpgroup_cols = block_m == 64 ? 2 : 1;
-    const int max_block_n = shape.has_c ? kMaxBlockNWithC : block_m == 192 ? kMaxBlockN192 : kMaxWarpgroupN;
+    const int max_block_n = block_m == 192 ? kMaxBlockN192
+                            : shape.has_c  ? kMaxWarpgroupNWithC * warpgroup_cols
+                                           : kMaxWarpgroupN;
     // Each warpgroup's columns are a valid wgmma N (a multiple of 8), whole boxes where B is MN-major.
     const int warpgroup_step = shape.b_mn_major ? kMnMajorBox : 8;
     for (int block_n = warpgroup_step * warpgroup_cols; block_n <= max_block_n;
