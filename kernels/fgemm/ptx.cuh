@@ -37,6 +37,21 @@ __device__ __forceinline__ float load_readonly(const float* pointer) {
   return value;
 }
 
+// An L2 cache policy that evicts the lines it brings in first: for data read once, so that it does not push
+// out of L2 the operands other tiles read again.
+__device__ __forceinline__ uint64_t l2_evict_first_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// Two consecutive floats read once (8-byte aligned), through no L1 line and under an L2 policy.
+__device__ __forceinline__ void load_streaming_f32x2(const float* pointer, uint64_t policy, float& x, float& y) {
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;"
+               : "=f"(x), "=f"(y)
+               : "l"(pointer), "l"(policy));
+}
+
 // ---- clusters --------------------------------------------------------------------------------------
 
 __device__ __forceinline__ uint32_t cluster_rank() {
@@ -114,11 +129,6 @@ __device__ __forceinline__ void cp_async_mbarrier_arrive(uint64_t* barrier) {
 struct alignas(64) TensorMap {
   uint64_t opaque[16];
 };
-
-// Brings the 128-byte line holding `address` into L2, without waiting for it.
-__device__ __forceinline__ void prefetch_l2(const void* address) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
-}
 
 __device__ __forceinline__ void prefetch_tensor_map(const TensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");

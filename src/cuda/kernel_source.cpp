@@ -67,7 +67,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major) << ",\n"
       << "    " << operand_policy(config.shape.b_mn_major) << ",\n"
       << "    " << math_policy(config) << ",\n"
-      << "    " << (config.shape.has_c ? "fgemm::sm90::AddC<Config::kShapeN, Config::kWarpgroupN>" : "fgemm::sm90::Identity") << ">;\n"
+      << "    " << (config.shape.has_c ? "fgemm::sm90::AddC<Config::kShapeN>" : "fgemm::sm90::Identity") << ">;\n"
       << "static_assert(Kernel::kSmemBytes == " << config.smem_bytes()
       << ", \"the host's shared-memory size agrees with the kernel's\");\n\n"
       << "extern \"C\" __global__ void __launch_bounds__(Config::kNumThreads, 1)\n"

@@ -147,7 +147,6 @@ struct GemmKernel {
       }
 
       // ---------------------------------------------------------------- the K loop
-      Transform::prefetch(params, group, m_base, n_base);
       math.begin_tile(group, n_base);
       if constexpr (C::kLayout == Layout::KGrouped) {
         // The expert's K blocks are known only now: rounds over the stages, the last one cut short.
