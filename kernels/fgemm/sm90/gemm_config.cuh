@@ -58,6 +58,7 @@ struct GemmConfig {
   // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
+  static_assert(kStagedCols % 8 == 0, "a staging pass is whole 8-column groups of the accumulators");
   static_assert(kStagedCols * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");
   static_assert(kStagedCols % kChunkCols == 0, "the swizzle width divides the columns of a staging pass");
 };
