@@ -15,8 +15,8 @@ struct TileConfig {
   // Clusters of two CTAs: side by side along M they share (multicast) B, along N they share A.
   int cluster_m = 1;
   int cluster_n = 1;
-  int output_bytes = 2;   // of D: 2 (BF16 or FP16) or 4 (FP32)
-  int operand_bytes = 1;  // of A and B: 1 (FP8) or 2 (BF16, FP16)
+  int output_bytes = 2;     // of D: 2 (BF16 or FP16) or 4 (FP32)
+  int operand_bytes = 1;    // of A and B: 1 (FP8) or 2 (BF16, FP16)
   bool output_f16 = false;  // a 16-bit D is FP16 rather than BF16
 
   // One K block is one 128-byte swizzle row of A and B.
@@ -37,7 +37,9 @@ struct TileConfig {
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
   // a warpgroup wider than 160 columns has a fourth stage, one column half at a time (there is room for half of
   // D only), if a half is whole 8-column groups of the accumulators (and so whole 16-byte units of D).
-  constexpr int staging_passes() const { return warpgroup_n() > 160 && num_stages >= 4 && warpgroup_n() % 16 == 0 ? 2 : 1; }
+  constexpr int staging_passes() const {
+    return warpgroup_n() > 160 && num_stages >= 4 && warpgroup_n() % 16 == 0 ? 2 : 1;
+  }
   constexpr int staged_cols() const { return warpgroup_n() / staging_passes(); }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row, or 0.
   constexpr int swizzle_d_bytes() const {
