@@ -31,6 +31,14 @@ const char* operand_policy(bool mn_major) {
   return mn_major ? "fgemm::sm90::MnMajorOperand<Config>" : "fgemm::sm90::KMajorOperand<Config>";
 }
 
+// The epilogue's transform: C read as the tile starts where the math threads have the registers for it
+// (unscaled kinds), in the epilogue otherwise (epilogue_transform.cuh).
+std::string transform_policy(const KernelConfig& config) {
+  if (!config.shape.has_c) return "fgemm::sm90::Identity";
+  return std::string("fgemm::sm90::AddC<Config::kShapeN, Config::kWarpgroupN / 2, ") + cpp_bool(!config.scaled()) +
+         ">";
+}
+
 std::string operand_includes(const KernelShape& shape) {
   std::string includes;
   if (!shape.a_mn_major || !shape.b_mn_major) includes += "#include \"fgemm/sm90/operand_k_major.cuh\"\n";
@@ -67,7 +75,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major) << ",\n"
       << "    " << operand_policy(config.shape.b_mn_major) << ",\n"
       << "    " << math_policy(config) << ",\n"
-      << "    " << (config.shape.has_c ? "fgemm::sm90::AddC<Config::kShapeN>" : "fgemm::sm90::Identity") << ">;\n"
+      << "    " << transform_policy(config) << ">;\n"
       << "static_assert(Kernel::kSmemBytes == " << config.smem_bytes()
       << ", \"the host's shared-memory size agrees with the kernel's\");\n\n"
       << "extern \"C\" __global__ void __launch_bounds__(Config::kNumThreads, 1)\n"

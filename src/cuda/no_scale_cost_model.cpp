@@ -21,9 +21,11 @@ constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
 // math warpgroups; three (BLOCK_M 192) get 152, for up to 128 columns.
 constexpr int kMaxWarpgroupN = 256;
 constexpr int kMaxBlockN192 = 128;
-// ptxas compiles the math threads for the launch's 168 registers (setmaxnreg raises them only at run time):
-// adding C beside 216 accumulator columns spilled; with C, a warpgroup has at most 128 columns.
+// With C, each math thread holds its values of C beside the accumulators for the whole K loop
+// (epilogue_transform.cuh): a warpgroup has at most 128 columns (64 + 64 registers), and at most 64 with three
+// math warpgroups (BLOCK_M 192), whose threads get fewer registers; wider tiles spilled.
 constexpr int kMaxWarpgroupNWithC = 128;
+constexpr int kMaxBlockN192WithC = 64;
 // An MN-major operand is loaded in boxes of 64 elements of M or N (one 128-byte swizzle row).
 constexpr int kMnMajorBox = 64;
 
@@ -37,7 +39,7 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
     // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
     if (block_m == 192 && shape.layout == detail::GemmLayout::Contiguous) continue;
     const int warpgroup_cols = block_m == 64 ? 2 : 1;
-    const int max_block_n = block_m == 192 ? kMaxBlockN192
+    const int max_block_n = block_m == 192 ? (shape.has_c ? kMaxBlockN192WithC : kMaxBlockN192)
                             : shape.has_c  ? kMaxWarpgroupNWithC * warpgroup_cols
                                            : kMaxWarpgroupN;
     // Each warpgroup's columns are a valid wgmma N (a multiple of 8), whole boxes where B is MN-major.

@@ -129,6 +129,7 @@ struct GemmKernel {
         lane};
     uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
     Math math(params, smem.extra, wg_row, row_in_wg);
+    Transform transform;
 
     Tile tile;
     while (scheduler.next(tile)) {
@@ -147,6 +148,7 @@ struct GemmKernel {
       }
 
       // ---------------------------------------------------------------- the K loop
+      transform.begin_tile(params, group, row0, row1, n_base);
       math.begin_tile(group, n_base);
       if constexpr (C::kLayout == Layout::KGrouped) {
         // The expert's K blocks are known only now: rounds over the stages, the last one cut short.
@@ -165,7 +167,7 @@ struct GemmKernel {
 
       // ---------------------------------------------------------------- the epilogue
       if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
-      Transform::apply(math.acc, params, group, row0, row1, n_base);
+      transform.apply(math.acc, params, group, row0, row1, n_base);
       // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
       // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
       // not aligned to BLOCK_M, or an expert index out of range) become NaN rather than a wrong number.
