@@ -71,6 +71,31 @@ using DotKernel = void (*)(const void* packed_a, std::int64_t a_block_stride, co
 // ties to even; a NaN stays a NaN, quietened), for j in [0, cols): one row of a BF16 D.
 using WriteBf16Row = void (*)(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out);
 
+// A BF16 or FP16 operand as the 16-bit packers read it, in either storage order: value (i, k), i a row of A
+// or of B (a column of D) and k along K, at data[i * i_stride + k * k_stride] (elements; K-major operands have
+// k_stride 1, MN-major ones i_stride 1).
+struct Matrix16 {
+  const std::uint16_t* data;
+  std::int64_t i_stride;
+  std::int64_t k_stride;
+};
+
+// The packers of 16-bit operands write the layouts of PackA, PackB and DecodeRows for k_len values of K (a
+// multiple of kPadK) of which the first k_valid are the operand's and the rest zero: the CPU backend runs a
+// 16-bit problem over K rounded up to kPadK, so that the kernels see whole vectors, and any K works.
+using Pack16A = void (*)(const Matrix16& a, std::int64_t rows, std::int64_t k_len, std::int64_t k_valid,
+                         std::int64_t packed_rows, void* packed);
+using Pack16B = void (*)(const Matrix16& b, std::int64_t cols, std::int64_t k_len, std::int64_t k_valid, void* packed);
+using Decode16Rows = void (*)(const Matrix16& b, std::int64_t rows, std::int64_t k_len, std::int64_t k_valid,
+                              void* decoded);
+
+// The packers of one 16-bit input type into a kernel set's element type.
+struct Packers16 {
+  Pack16A pack_a;
+  Pack16B pack_b;
+  Decode16Rows decode_rows;
+};
+
 // The row counts R of the dot kernels: DotKernels::kernels[i] handles kDotRows[i] rows.
 constexpr int kDotRows[] = {1, 2, 4};
 
@@ -94,6 +119,10 @@ struct KernelSet {
   MicroKernel micro_kernels[kMaxPanelRows];
   DotKernels dot;
   WriteBf16Row write_bf16_row;
+  // BF16 and FP16 operands (kernel_set_16bit.hpp). The sets whose element type is BF16 have no FP16 packers
+  // (all null): FP16 in BF16 would lose 3 bits of every value, so FP16 problems run an FP32 set instead.
+  Packers16 bf16_packers;
+  Packers16 f16_packers;
   // Called by each thread before and after its share of the blocked path, where the micro-kernels need
   // per-thread state (AMX: the tile configuration); null for the sets that need none.
   void (*begin_micro_kernels)();

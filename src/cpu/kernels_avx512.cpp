@@ -8,6 +8,7 @@
 #include "cpu/avx512_common.hpp"
 #include "cpu/dot_tile.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/pack_16bit.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -110,6 +111,8 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           {multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, Fp32Lanes>(decode_rows),
           write_bf16_row,
+          make_packers_16bit<float, false, kCols>(),
+          make_packers_16bit<float, true, kCols>(),
           nullptr,
           nullptr};
 }

@@ -12,6 +12,7 @@
 #include "cpu/avx512_common.hpp"
 #include "cpu/dot_tile.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/pack_16bit.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -121,6 +122,8 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           {multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
+          make_packers_16bit<std::uint16_t, false, kCols>(),
+          {},
           nullptr,
           nullptr};
 }
@@ -137,6 +140,8 @@ constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
           {amx_multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
+          make_packers_16bit<std::uint16_t, false, kAmxCols>(),
+          {},
           configure_tiles,
           release_tiles};
 }

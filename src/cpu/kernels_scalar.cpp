@@ -6,6 +6,7 @@
 #include "cpu/dot_tile.hpp"
 #include "cpu/e4m3.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/pack_16bit.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -96,6 +97,8 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           {multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, ScalarLanes>(decode_rows),
           write_bf16_row,
+          make_packers_16bit<float, false, kCols>(),
+          make_packers_16bit<float, true, kCols>(),
           nullptr,
           nullptr};
 }
