@@ -499,5 +499,60 @@ INSTANTIATE_TEST_SUITE_P(cpu, FastPath16, testing::Combine(testing::ValuesIn(kAl
                            return std::string(isa_name(std::get<0>(info.param))) + "_" + std::get<1>(info.param).name;
                          });
 
+// The group arrays are read on the CPU: a bad value is an error naming the 16-bit operation, the argument,
+// the position and the value, and D is left as it was.
+struct BadGroupArray {
+  std::string name;
+  Case c;
+  std::vector<std::string> message_parts;
+};
+
+void PrintTo(const BadGroupArray& bad, std::ostream* out) { *out << bad.name; }
+
+std::vector<BadGroupArray> bad_group_arrays() {
+  Case m_indices = make_case(GemmLayout::Contiguous, DType::BF16, DType::BF16, 16, 72, 64);
+  m_indices.groups = 2;
+  m_indices.group_array = {0, 0, 0, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1};
+  m_indices.name = "m_indices";
+  Case psum = make_case(GemmLayout::Contiguous, DType::F16, DType::F32, 256, 72, 64);
+  psum.b_mn_major = true;
+  psum.form = ContiguousLayout::Psum;
+  psum.groups = 3;
+  psum.group_array = {200, 100, 256};
+  psum.name = "psum";
+  Case psum_past_end = psum;
+  psum_past_end.group_array = {100, 200, 257};
+  Case masked = make_case(GemmLayout::Masked, DType::BF16, DType::F32, 8, 72, 64);
+  masked.groups = 2;
+  masked.group_array = {3, 9};
+  masked.name = "masked";
+  return {
+      {"m_indices_past_the_experts", m_indices, {"m_grouped_bf16_gemm_nt_contiguous", "'grouped_layout'", "row 5", "2"}},
+      {"psum_decreasing", psum, {"m_grouped_fp16_gemm_nn_contiguous", "'grouped_layout'", "expert 1", "100"}},
+      {"psum_past_m_sum", psum_past_end, {"m_grouped_fp16_gemm_nn_contiguous", "'grouped_layout'", "expert 2", "257"}},
+      {"masked_m_past_m_max", masked, {"m_grouped_bf16_gemm_nt_masked", "'masked_m'", "group 1", "9"}},
+  };
+}
+
+class BadGroupArrays : public testing::TestWithParam<BadGroupArray> {};
+
+TEST_P(BadGroupArrays, AreErrorsNamingThePositionAndWriteNothing) {
+  const BadGroupArray& bad = GetParam();
+  Operands ops(bad.c);
+  Matrix d = ops.initial_d();
+  try {
+    ops.run(d);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidValue);
+    for (const std::string& part : bad.message_parts)
+      EXPECT_NE(std::string(error.what()).find(part), std::string::npos) << "'" << part << "' not in: " << error.what();
+  }
+  for (std::int64_t i = 0; i < d.elements(); ++i) ASSERT_TRUE(d.poisoned(i)) << "element " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, BadGroupArrays, testing::ValuesIn(bad_group_arrays()),
+                         [](const testing::TestParamInfo<BadGroupArray>& info) { return info.param.name; });
+
 }  // namespace
 }  // namespace fgemm::cpu
