@@ -57,5 +57,10 @@ inline std::uint16_t f16_from_float(float value) {
   return static_cast<std::uint16_t>(sign | encoded);
 }
 
+// WriteF16Row (kernel_set.hpp), one value at a time.
+inline void write_f16_row_portable(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out) {
+  for (std::int64_t j = 0; j < cols; ++j) out[j] = f16_from_float(c ? sums[j] + c[j] : sums[j]);
+}
+
 }  // namespace
 }  // namespace fgemm::cpu

@@ -70,6 +70,8 @@ using DotKernel = void (*)(const void* packed_a, std::int64_t a_block_stride, co
 // out[j] = sums[j] + c[j] (or sums[j] where c is null) rounded to BF16 as bf16_from_float does (to nearest,
 // ties to even; a NaN stays a NaN, quietened), for j in [0, cols): one row of a BF16 D.
 using WriteBf16Row = void (*)(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out);
+// The same for an FP16 D, rounded as f16_from_float does (to nearest, ties to even; past 65504 to infinity).
+using WriteF16Row = void (*)(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out);
 
 // A BF16 or FP16 operand as the 16-bit packers read it, in either storage order: value (i, k), i a row of A
 // or of B (a column of D) and k along K, at data[i * i_stride + k * k_stride] (elements; K-major operands have
@@ -119,6 +121,7 @@ struct KernelSet {
   MicroKernel micro_kernels[kMaxPanelRows];
   DotKernels dot;
   WriteBf16Row write_bf16_row;
+  WriteF16Row write_f16_row;
   // BF16 and FP16 operands (kernel_set_16bit.hpp). The sets whose element type is BF16 have no FP16 packers
   // (all null): FP16 in BF16 would lose 3 bits of every value, so FP16 problems run an FP32 set instead.
   Packers16 bf16_packers;

@@ -11,6 +11,7 @@
 #include "cpu/amx_tiles.hpp"
 #include "cpu/avx512_common.hpp"
 #include "cpu/dot_tile.hpp"
+#include "cpu/f16.hpp"
 #include "cpu/kernel_set.hpp"
 #include "cpu/pack_16bit.hpp"
 
@@ -168,6 +169,7 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           {multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
+          write_f16_row_portable,
           bf16_packers_of(make_packers_16bit<std::uint16_t, false, kCols>()),
           {},
           nullptr,
@@ -186,6 +188,7 @@ constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
           {amx_multiply_panel<kPanelIndex + 1>...},
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
+          write_f16_row_portable,
           bf16_packers_of(make_packers_16bit<std::uint16_t, false, kAmxCols>()),
           {},
           configure_tiles,

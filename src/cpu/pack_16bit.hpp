@@ -59,7 +59,8 @@ void pack_a_16bit(const Matrix16& a, std::int64_t rows, std::int64_t k_len, std:
   const auto at = [&](std::int64_t i, std::int64_t k) -> Element& {
     return out[(k / kBlockK * packed_rows + i) * kBlockK + k % kBlockK];
   };
-  for_each_value<Element, kF16>(a, rows, k_valid, [&](std::int64_t i, std::int64_t k, Element value) { at(i, k) = value; });
+  for_each_value<Element, kF16>(a, rows, k_valid,
+                                [&](std::int64_t i, std::int64_t k, Element value) { at(i, k) = value; });
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t k = k_valid; k < k_len; ++k) at(i, k) = Element(0);
 }

@@ -1,7 +1,5 @@
 #include "cpu/write_d.hpp"
 
-#include "cpu/f16.hpp"
-
 namespace fgemm::cpu {
 
 void write_d(const detail::GemmProblem& p, const KernelSet& kernels, const RowBlock& block, std::int64_t first_row,
@@ -15,8 +13,7 @@ void write_d(const detail::GemmProblem& p, const KernelSet& kernels, const RowBl
       continue;
     }
     if (p.d_dtype == DType::F16) {
-      std::uint16_t* out = static_cast<std::uint16_t*>(block.d) + row * p.d_row_stride + n0;
-      for (std::int64_t j = 0; j < cols; ++j) out[j] = f16_from_float(c ? sum[j] + c[j] : sum[j]);
+      kernels.write_f16_row(sum, c, cols, static_cast<std::uint16_t*>(block.d) + row * p.d_row_stride + n0);
       continue;
     }
     float* out = static_cast<float*>(block.d) + row * p.d_row_stride + n0;

@@ -42,7 +42,9 @@ class ForcedIsa {
   ~ForcedIsa() { unsetenv("FGEMM_CPU_ISA"); }
 };
 
-std::int64_t round_up(std::int64_t value, std::int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 std::int64_t element_bytes(DType dtype) { return dtype == DType::F32 ? 4 : 2; }
 
 // A tensor in host memory, 64-byte aligned: `groups` matrices of `rows` rows of `stride` elements, of which
@@ -68,7 +70,9 @@ class Matrix {
     std::memcpy(&bits, static_cast<std::uint32_t*>(data()) + i, 4);
     return bits;
   }
-  void set_bits32(std::int64_t i, std::uint32_t bits) { std::memcpy(static_cast<std::uint32_t*>(data()) + i, &bits, 4); }
+  void set_bits32(std::int64_t i, std::uint32_t bits) {
+    std::memcpy(static_cast<std::uint32_t*>(data()) + i, &bits, 4);
+  }
 
   double value(std::int64_t i) {
     switch (dtype_) {
@@ -199,8 +203,8 @@ class Operands {
     const bool bf16 = c.input == DType::BF16;
     switch (c.layout) {
       case GemmLayout::Normal: {
-        using Dense = void (*)(const TensorView&, const TensorView&, const TensorView&, const std::optional<TensorView>&,
-                               Stream);
+        using Dense =
+            void (*)(const TensorView&, const TensorView&, const TensorView&, const std::optional<TensorView>&, Stream);
         const Dense bf16_ops[2][2] = {{bf16_gemm_nt, bf16_gemm_nn}, {bf16_gemm_tt, bf16_gemm_tn}};
         const Dense fp16_ops[2][2] = {{fp16_gemm_nt, fp16_gemm_nn}, {fp16_gemm_tt, fp16_gemm_tn}};
         (bf16 ? bf16_ops : fp16_ops)[c.a_mn_major][c.b_mn_major](v.a, v.b, v.d, v.c, nullptr);
@@ -230,7 +234,8 @@ class Operands {
     const Views v = views(d);
     const Case& c = case_;
     switch (c.layout) {
-      case GemmLayout::Normal: return detail::validate_dense_16bit(operation(c), c.a_mn_major, c.b_mn_major, v.a, v.b, v.d, v.c);
+      case GemmLayout::Normal:
+        return detail::validate_dense_16bit(operation(c), c.a_mn_major, c.b_mn_major, v.a, v.b, v.d, v.c);
       case GemmLayout::Contiguous:
         return detail::validate_contiguous_16bit(operation(c), c.b_mn_major, v.a, v.b, v.d, v.group_array, c.form);
       case GemmLayout::Masked: return detail::validate_masked_16bit(operation(c), v.a, v.b, v.d, v.group_array, c.m);
@@ -271,7 +276,9 @@ class Operands {
   }
 
   std::int64_t d_groups() const { return d_groups_; }
-  std::int64_t d_index(std::int64_t g, std::int64_t r, std::int64_t j) const { return (g * case_.m + r) * d_stride_ + j; }
+  std::int64_t d_index(std::int64_t g, std::int64_t r, std::int64_t j) const {
+    return (g * case_.m + r) * d_stride_ + j;
+  }
 
  private:
   struct Views {
@@ -289,7 +296,8 @@ class Operands {
     if (c.c == COperand::Separate) v.c = c_.view(grouped_d);
     if (c.c == COperand::IsD) v.c = v.d;
     if (!c.group_array.empty())
-      v.group_array = make_tensor_view(group_array_.data(), DType::I32, {static_cast<std::int64_t>(group_array_.size())});
+      v.group_array =
+          make_tensor_view(group_array_.data(), DType::I32, {static_cast<std::int64_t>(group_array_.size())});
     return v;
   }
 
@@ -408,7 +416,9 @@ std::vector<Case> dense_cases() {
         Case c = make_case(GemmLayout::Normal, input, output, shape.m, shape.n, shape.k);
         c.a_mn_major = letters & 2;
         c.b_mn_major = letters & 1;
-        c.c = variant % 3 == 0 ? COperand::None : variant % 3 == 1 || output != DType::F32 ? COperand::Separate : COperand::IsD;
+        c.c = variant % 3 == 0                           ? COperand::None
+              : variant % 3 == 1 || output != DType::F32 ? COperand::Separate
+                                                         : COperand::IsD;
         c.padded = variant % 2 == 1 || shape.k % 8 != 0 || shape.m % 8 != 0;
         c.name = std::string("dense_") + (c.a_mn_major ? "t" : "n") + (c.b_mn_major ? "n" : "t") + "_" + shape_name(c);
         cases.push_back(c);
@@ -420,7 +430,8 @@ std::vector<Case> dense_cases() {
 // expert (a sum equal to the one before) and padding after the last expert.
 std::vector<Case> contiguous_cases() {
   std::vector<std::int32_t> m_indices;
-  for (auto [expert, rows] : std::vector<std::pair<int, int>>{{2, 100}, {-1, 28}, {0, 128}, {-1, 128}, {3, 3}, {-1, 125}, {2, 1}, {-1, 3}})
+  for (auto [expert, rows] :
+       std::vector<std::pair<int, int>>{{2, 100}, {-1, 28}, {0, 128}, {-1, 128}, {3, 3}, {-1, 125}, {2, 1}, {-1, 3}})
     m_indices.insert(m_indices.end(), rows, expert);
   // Experts 0 [0, 100), 1 none, 2 [128, 300), 3 none (it would start at 384), 4 [384, 385), 5 [512, 530);
   // rows [100, 128), [300, 384), [385, 512) and from 530 on are padding.
@@ -527,7 +538,9 @@ std::vector<BadGroupArray> bad_group_arrays() {
   masked.group_array = {3, 9};
   masked.name = "masked";
   return {
-      {"m_indices_past_the_experts", m_indices, {"m_grouped_bf16_gemm_nt_contiguous", "'grouped_layout'", "row 5", "2"}},
+      {"m_indices_past_the_experts",
+       m_indices,
+       {"m_grouped_bf16_gemm_nt_contiguous", "'grouped_layout'", "row 5", "2"}},
       {"psum_decreasing", psum, {"m_grouped_fp16_gemm_nn_contiguous", "'grouped_layout'", "expert 1", "100"}},
       {"psum_past_m_sum", psum_past_end, {"m_grouped_fp16_gemm_nn_contiguous", "'grouped_layout'", "expert 2", "257"}},
       {"masked_m_past_m_max", masked, {"m_grouped_bf16_gemm_nt_masked", "'masked_m'", "group 1", "9"}},

@@ -355,24 +355,54 @@ const Violation16 kViolations16[] = {
      },
      kValue, "b", "m_grouped_fp16_gemm_nt_contiguous"},
     // Shapes.
-    {"k_of_b_differs", Op16::Fp16Nt, [](Call16& c) { reshape(c.b, {kN, kK16 - 8}); }, kValue, "b"},
-    {"k_of_b_differs_mn_major", Op16::Bf16Tn, [](Call16& c) { reshape(c.b, {kK16 - 8, kN}); }, kValue, "b"},
-    {"k_of_grouped_b_differs", Op16::ContiguousBf16Nt, [](Call16& c) { reshape(c.b, {kGroups, kN, kK16 + 8}); },
+    {"k_of_b_differs", Op16::Fp16Nt,
+     [](Call16& c) {
+       reshape(c.b, {kN, kK16 - 8});
+     },
      kValue, "b"},
-    {"d_shape_wrong", Op16::Bf16Tn, [](Call16& c) { reshape(c.d, {kM, kN - 8}); }, kValue, "d"},
-    {"psum_length_wrong", Op16::ContiguousFp16NnPsum, [](Call16& c) { reshape(c.group_array, {kGroups + 1}); },
-     kValue, "grouped_layout"},
+    {"k_of_b_differs_mn_major", Op16::Bf16Tn,
+     [](Call16& c) {
+       reshape(c.b, {kK16 - 8, kN});
+     },
+     kValue, "b"},
+    {"k_of_grouped_b_differs", Op16::ContiguousBf16Nt,
+     [](Call16& c) {
+       reshape(c.b, {kGroups, kN, kK16 + 8});
+     },
+     kValue, "b"},
+    {"d_shape_wrong", Op16::Bf16Tn,
+     [](Call16& c) {
+       reshape(c.d, {kM, kN - 8});
+     },
+     kValue, "d"},
+    {"psum_length_wrong", Op16::ContiguousFp16NnPsum, [](Call16& c) { reshape(c.group_array, {kGroups + 1}); }, kValue,
+     "grouped_layout"},
     {"m_indices_length_wrong", Op16::ContiguousBf16Nt, [](Call16& c) { reshape(c.group_array, {kM - 1}); }, kValue,
      "grouped_layout"},
     // The k-grouped layout's counts.
-    {"ks_sum_not_rows_of_a", Op16::KGroupedBf16, [](Call16& c) { c.ks = {kK16, kK16}; }, kValue, "ks",
-     "but a and b have 128 rows"},
-    {"ks_not_multiple_of_128", Op16::KGroupedBf16, [](Call16& c) { c.ks = {64, 64}; }, kValue, "ks", "multiples of 128"},
-    {"ks_negative", Op16::KGroupedBf16, [](Call16& c) { c.ks = {256, -128}; }, kValue, "ks"},
+    {"ks_sum_not_rows_of_a", Op16::KGroupedBf16,
+     [](Call16& c) {
+       c.ks = {kK16, kK16};
+     },
+     kValue, "ks", "but a and b have 128 rows"},
+    {"ks_not_multiple_of_128", Op16::KGroupedBf16,
+     [](Call16& c) {
+       c.ks = {64, 64};
+     },
+     kValue, "ks", "multiples of 128"},
+    {"ks_negative", Op16::KGroupedBf16,
+     [](Call16& c) {
+       c.ks = {256, -128};
+     },
+     kValue, "ks"},
     {"ks_one_per_expert", Op16::KGroupedBf16, [](Call16& c) { c.ks = {kK16}; }, kValue, "ks"},
     {"ks_tensor_length_wrong", Op16::KGroupedBf16, [](Call16& c) { reshape(c.group_array, {kGroups + 1}); }, kValue,
      "ks_tensor"},
-    {"b_rows_not_a_rows_k_grouped", Op16::KGroupedBf16, [](Call16& c) { reshape(c.b, {kK16 - 8, kN}); }, kValue, "b"},
+    {"b_rows_not_a_rows_k_grouped", Op16::KGroupedBf16,
+     [](Call16& c) {
+       reshape(c.b, {kK16 - 8, kN});
+     },
+     kValue, "b"},
     // Scalars.
     {"expected_m_zero", Op16::MaskedFp16, [](Call16& c) { c.expected_m = 0; }, kValue, "expected_m"},
     {"expected_m_negative", Op16::MaskedFp16, [](Call16& c) { c.expected_m = -1; }, kValue, "expected_m"},
