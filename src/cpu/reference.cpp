@@ -6,6 +6,7 @@
 #include "cpu/e4m3.hpp"
 #include "cpu/f16.hpp"
 #include "cpu/row_blocks.hpp"
+#include "fgemm/fgemm.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -78,7 +79,8 @@ void compute_row(const GemmProblem& p, const RowSource& s, std::int64_t row) {
 std::int64_t contiguous_expert(const GemmProblem& p, std::int64_t row) {
   if (p.m_indices) return p.m_indices[row];
   for (std::int64_t g = 0; g < p.num_groups; ++g) {
-    const std::int64_t begin = g == 0 ? 0 : (p.psum[g - 1] + 127) / 128 * 128;
+    constexpr std::int64_t kAlignment = kMAlignmentForContiguousLayout;
+    const std::int64_t begin = g == 0 ? 0 : (p.psum[g - 1] + kAlignment - 1) / kAlignment * kAlignment;
     if (row >= begin && row < p.psum[g]) return g;
   }
   return -1;

@@ -149,19 +149,17 @@ void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
 
 const char* type_name(DType dtype) { return dtype == DType::F32 ? "f32" : dtype == DType::F16 ? "fp16" : "bf16"; }
 
-// The public operation of a case, as detail::Gemm16Op (its name and the names of the other storage orders
-// matter only to messages).
-detail::Gemm16Op operation(const Case& c) {
+// The name of the public operation of a case.
+std::string operation_name(const Case& c) {
   const std::string type = c.input == DType::BF16 ? "bf16" : "fp16";
   const std::string letters = std::string(c.a_mn_major ? "t" : "n") + (c.b_mn_major ? "n" : "t");
-  static thread_local std::string name;
   switch (c.layout) {
-    case GemmLayout::Normal: name = type + "_gemm_" + letters; break;
-    case GemmLayout::Contiguous: name = "m_grouped_" + type + "_gemm_" + letters + "_contiguous"; break;
-    case GemmLayout::Masked: name = "m_grouped_" + type + "_gemm_nt_masked"; break;
-    case GemmLayout::KGrouped: name = "k_grouped_" + type + "_gemm_tn_contiguous"; break;
+    case GemmLayout::Normal: return type + "_gemm_" + letters;
+    case GemmLayout::Contiguous: return "m_grouped_" + type + "_gemm_" + letters + "_contiguous";
+    case GemmLayout::Masked: return "m_grouped_" + type + "_gemm_nt_masked";
+    case GemmLayout::KGrouped: return "k_grouped_" + type + "_gemm_tn_contiguous";
   }
-  return {name.c_str(), c.input, nullptr, nullptr};
+  return "";
 }
 
 // The operands of one case. Elements of A and B past their rows' ends hold NaN, so that reading past an
@@ -233,14 +231,16 @@ class Operands {
   GemmProblem problem(Matrix& d) {
     const Views v = views(d);
     const Case& c = case_;
+    // (The names of the other storage orders matter only to messages.)
+    const detail::Gemm16Op operation{operation_name_.c_str(), c.input, nullptr, nullptr};
     switch (c.layout) {
       case GemmLayout::Normal:
-        return detail::validate_dense_16bit(operation(c), c.a_mn_major, c.b_mn_major, v.a, v.b, v.d, v.c);
+        return detail::validate_dense_16bit(operation, c.a_mn_major, c.b_mn_major, v.a, v.b, v.d, v.c);
       case GemmLayout::Contiguous:
-        return detail::validate_contiguous_16bit(operation(c), c.b_mn_major, v.a, v.b, v.d, v.group_array, c.form);
-      case GemmLayout::Masked: return detail::validate_masked_16bit(operation(c), v.a, v.b, v.d, v.group_array, c.m);
+        return detail::validate_contiguous_16bit(operation, c.b_mn_major, v.a, v.b, v.d, v.group_array, c.form);
+      case GemmLayout::Masked: return detail::validate_masked_16bit(operation, v.a, v.b, v.d, v.group_array, c.m);
       case GemmLayout::KGrouped:
-        return detail::validate_k_grouped_16bit(operation(c), v.a, v.b, v.d, ks(), v.group_array, v.c);
+        return detail::validate_k_grouped_16bit(operation, v.a, v.b, v.d, ks(), v.group_array, v.c);
     }
     return {};
   }
@@ -318,6 +318,7 @@ class Operands {
   static float value(std::mt19937& random) { return std::uniform_real_distribution<float>(-2.0f, 2.0f)(random); }
 
   Case case_;
+  std::string operation_name_ = operation_name(case_);
   std::mt19937 random_;
   Matrix a_, b_, c_;
   std::vector<std::int32_t> group_array_ = case_.group_array;  // what the call reads (ks_tensor where k-grouped)
