@@ -128,22 +128,26 @@ std::vector<float> rounding_row() {
   return row;
 }
 
-class Bf16Row : public testing::TestWithParam<Isa> {};
-
-// Each kernel set writes BF16 D rows with exactly the rounding of bf16_from_float, with and without C.
-TEST_P(Bf16Row, RoundsLikeBf16FromFloat) {
-  if (!cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set " << isa_name(GetParam());
-  const std::vector<float> sums = rounding_row();
+// A kernel set's row writer (WriteBf16Row or WriteF16Row) rounds `sums`, and `sums` + C, exactly as `round` does.
+void expect_rows_round_like(void (*write_row)(const float*, const float*, std::int64_t, std::uint16_t*),
+                            std::uint16_t (*round)(float), const std::vector<float>& sums) {
   std::vector<float> c(sums.size());
   std::mt19937 random(11);
   for (float& value : c) value = std::uniform_real_distribution<float>(-4.0f, 4.0f)(random);
   std::vector<std::uint16_t> out(sums.size());
   for (bool with_c : {false, true}) {
-    kernels_for(GetParam())
-        .write_bf16_row(sums.data(), with_c ? c.data() : nullptr, static_cast<std::int64_t>(sums.size()), out.data());
+    write_row(sums.data(), with_c ? c.data() : nullptr, static_cast<std::int64_t>(sums.size()), out.data());
     for (std::size_t j = 0; j < sums.size(); ++j)
-      ASSERT_EQ(out[j], bf16_from_float(with_c ? sums[j] + c[j] : sums[j])) << "value " << j << ", C: " << with_c;
+      ASSERT_EQ(out[j], round(with_c ? sums[j] + c[j] : sums[j])) << "value " << j << ", C: " << with_c;
   }
+}
+
+class Bf16Row : public testing::TestWithParam<Isa> {};
+
+// Each kernel set writes BF16 D rows with exactly the rounding of bf16_from_float, with and without C.
+TEST_P(Bf16Row, RoundsLikeBf16FromFloat) {
+  if (!cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set " << isa_name(GetParam());
+  expect_rows_round_like(kernels_for(GetParam()).write_bf16_row, bf16_from_float, rounding_row());
 }
 
 INSTANTIATE_TEST_SUITE_P(cpu, Bf16Row, testing::ValuesIn(kAllIsas),
@@ -221,16 +225,7 @@ TEST_P(F16Row, RoundsLikeF16FromFloat) {
   if (!cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set " << isa_name(GetParam());
   std::vector<float> sums = rounding_row();
   for (float& value : sums) value = std::ldexp(value, -100);  // many in FP16's range, some past it
-  std::vector<float> c(sums.size());
-  std::mt19937 random(11);
-  for (float& value : c) value = std::uniform_real_distribution<float>(-4.0f, 4.0f)(random);
-  std::vector<std::uint16_t> out(sums.size());
-  for (bool with_c : {false, true}) {
-    kernels_for(GetParam())
-        .write_f16_row(sums.data(), with_c ? c.data() : nullptr, static_cast<std::int64_t>(sums.size()), out.data());
-    for (std::size_t j = 0; j < sums.size(); ++j)
-      ASSERT_EQ(out[j], f16_from_float(with_c ? sums[j] + c[j] : sums[j])) << "value " << j << ", C: " << with_c;
-  }
+  expect_rows_round_like(kernels_for(GetParam()).write_f16_row, f16_from_float, sums);
 }
 
 INSTANTIATE_TEST_SUITE_P(cpu, F16Row, testing::ValuesIn(kAllIsas),

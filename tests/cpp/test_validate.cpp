@@ -170,21 +170,30 @@ const Violation kViolations[] = {
     {"expected_m_negative", Layout::Masked, [](Call& c) { c.expected_m = -3; }, kValue, "expected_m"},
 };
 
+// Runs a broken call, expecting an fgemm::Error of `kind` whose message starts with the operation, names the
+// argument and says `also_said`.
+template <class BrokenCall>
+void expect_error(const BrokenCall& call, ErrorKind kind, const char* op, const char* argument,
+                  const char* also_said = "") {
+  try {
+    call.run();
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.kind(), kind) << message;
+    EXPECT_EQ(message.rfind(std::string("fgemm.") + op + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find(std::string("argument '") + argument + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(also_said), std::string::npos) << message;
+  }
+}
+
 class BrokenRule : public testing::TestWithParam<Violation> {};
 
 TEST_P(BrokenRule, ThrowsTheRightKindNamingTheArgument) {
   const Violation& violation = GetParam();
   Call call = valid_call(violation.layout);
   violation.breaks(call);
-  try {
-    call.run();
-    FAIL() << "no error";
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_EQ(error.kind(), violation.kind) << message;
-    EXPECT_EQ(message.rfind(std::string("fgemm.") + operation(violation.layout) + ": ", 0), 0u) << message;
-    EXPECT_NE(message.find(std::string("argument '") + violation.argument + "'"), std::string::npos) << message;
-  }
+  expect_error(call, violation.kind, operation(violation.layout), violation.argument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Validate, BrokenRule, testing::ValuesIn(kViolations),
@@ -398,11 +407,7 @@ const Violation16 kViolations16[] = {
     {"ks_one_per_expert", Op16::KGroupedBf16, [](Call16& c) { c.ks = {kK16}; }, kValue, "ks"},
     {"ks_tensor_length_wrong", Op16::KGroupedBf16, [](Call16& c) { reshape(c.group_array, {kGroups + 1}); }, kValue,
      "ks_tensor"},
-    {"b_rows_not_a_rows_k_grouped", Op16::KGroupedBf16,
-     [](Call16& c) {
-       reshape(c.b, {kK16 - 8, kN});
-     },
-     kValue, "b"},
+    {"b_rows_not_a_rows_k", Op16::KGroupedBf16, [](Call16& c) { reshape(c.b, {kK16 - 8, kN}); }, kValue, "b"},
     // Scalars.
     {"expected_m_zero", Op16::MaskedFp16, [](Call16& c) { c.expected_m = 0; }, kValue, "expected_m"},
     {"expected_m_negative", Op16::MaskedFp16, [](Call16& c) { c.expected_m = -1; }, kValue, "expected_m"},
@@ -414,16 +419,7 @@ TEST_P(BrokenRule16, ThrowsTheRightKindNamingTheArgument) {
   const Violation16& violation = GetParam();
   Call16 call = valid_call(violation.op);
   violation.breaks(call);
-  try {
-    call.run();
-    FAIL() << "no error";
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_EQ(error.kind(), violation.kind) << message;
-    EXPECT_EQ(message.rfind(std::string("fgemm.") + operation(violation.op) + ": ", 0), 0u) << message;
-    EXPECT_NE(message.find(std::string("argument '") + violation.argument + "'"), std::string::npos) << message;
-    EXPECT_NE(message.find(violation.also_said), std::string::npos) << message;
-  }
+  expect_error(call, violation.kind, operation(violation.op), violation.argument, violation.also_said);
 }
 
 INSTANTIATE_TEST_SUITE_P(Validate, BrokenRule16, testing::ValuesIn(kViolations16),
