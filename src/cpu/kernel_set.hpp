@@ -1,10 +1,10 @@
 // The instruction-set-specific half of the CPU backend (blocked_gemm.cpp and direct_gemm.cpp drive it): how
-// A and B are decoded from E4M3 and packed, the micro-kernels that multiply packed blocks, and the dot
-// kernels of the path for few rows.
+// A and B are decoded from E4M3 (or read as BF16 or FP16, in either storage order) and packed, the
+// micro-kernels that multiply packed blocks, the dot kernels of the path for few rows, and D's rounding.
 //
 // Each instruction set's kernel set lives in its own file compiled with that set's flags. This header is
 // shared by files compiled with different flags, so it holds declarations only (no inline code; code that
-// the sets share lives in headers of internal linkage: avx512_common.hpp, dot_tile.hpp).
+// the sets share lives in headers of internal linkage: avx512_common.hpp, dot_tile.hpp, pack_16bit.hpp).
 #pragma once
 
 #include <cstdint>
