@@ -90,6 +90,10 @@ void multiply_span(const GemmProblem& p, const KernelSet& kernels, const Chunk& 
   const std::int64_t element = kernels.packed_element_bytes;
   const float* sfa = chunk.block->sfa + chunk.first_row * p.sfa_m_stride;
   const float* sfb = chunk.block->sfb + chunk.n0 / kBlockN * p.sfb_n_stride;
+  // 16-bit problems run with unit scales (cpu_gemm.cpp).
+  const MicroKernel* micro_kernels = p.ab_dtype != DType::E4M3 && kernels.unit_scale_micro_kernels
+                                         ? kernels.unit_scale_micro_kernels
+                                         : kernels.micro_kernels;
   for (std::int64_t block_start = 0; block_start < k_len; block_start += kBlockK) {
     const std::int64_t kb = (span_start + block_start) / kBlockK;
     const std::int64_t kc = std::min(kBlockK, k_len - block_start);
@@ -103,7 +107,7 @@ void multiply_span(const GemmProblem& p, const KernelSet& kernels, const Chunk& 
     for (std::int64_t panel = 0; panel < col_panels; ++panel) {
       const unsigned char* b_panel = b_block + panel * kc * kernels.panel_cols * element;
       split_evenly(chunk.rows, row_panels, [&](std::int64_t r0, std::int64_t panel_rows) {
-        kernels.micro_kernels[panel_rows - 1](a_block + r0 * kBlockK * element, b_panel, kc, row_scales + r0,
+        micro_kernels[panel_rows - 1](a_block + r0 * kBlockK * element, b_panel, kc, row_scales + r0,
                                               chunk.sums + r0 * kStripCols + panel * kernels.panel_cols, kStripCols,
                                               kb == 0);
       });

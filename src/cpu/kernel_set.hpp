@@ -119,6 +119,9 @@ struct KernelSet {
   PackA pack_a;
   PackB pack_b;
   MicroKernel micro_kernels[kMaxPanelRows];
+  // The same for problems whose row scales are all 1 (the 16-bit ones), where a set has faster ones that
+  // rely on it (max_rows of them); null where it has none.
+  const MicroKernel* unit_scale_micro_kernels;
   DotKernels dot;
   WriteBf16Row write_bf16_row;
   WriteF16Row write_f16_row;

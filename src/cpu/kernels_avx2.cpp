@@ -179,6 +179,7 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_a,
           pack_b,
           {multiply_panel<kPanelIndex + 1>...},
+          nullptr,
           make_dot_kernels<kDotTile, Fp32Lanes>(decode_rows),
           write_bf16_row,
           write_f16_row_portable,

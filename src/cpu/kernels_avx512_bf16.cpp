@@ -167,6 +167,7 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_a,
           pack_b,
           {multiply_panel<kPanelIndex + 1>...},
+          nullptr,
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
           write_f16_row_portable,
@@ -175,6 +176,9 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           nullptr,
           nullptr};
 }
+
+template <std::size_t... kPanelIndex>
+constexpr MicroKernel kAmxUnitScaleKernels[] = {amx_multiply_panel_unscaled<kPanelIndex + 1>...};
 
 template <std::size_t... kPanelIndex>
 constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
@@ -186,6 +190,7 @@ constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_a,
           pack_b,
           {amx_multiply_panel<kPanelIndex + 1>...},
+          kAmxUnitScaleKernels<kPanelIndex...>,
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
           write_f16_row_portable,

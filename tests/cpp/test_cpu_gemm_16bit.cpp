@@ -465,7 +465,7 @@ std::vector<Case> masked_cases() {
     for (DType output : {input, DType::F32}) {
       Case c = make_case(GemmLayout::Masked, input, output, 48, 100, output == DType::F32 ? 200 : 52);
       c.groups = 4;
-      c.group_array = {0, 48, 3, 17};
+      c.group_array = {0, 48, 3, 16};
       c.padded = output == DType::F32;
       c.name = "masked_" + shape_name(c);
       cases.push_back(c);
