@@ -1,6 +1,6 @@
 """fgemm in place of DeepGEMM: `deep_gemm`'s names, arguments and environment variables for what fgemm
-implements (its FP8 NT GEMMs and its BF16 and FP16 GEMMs, on Hopper and the CPU), and a NotImplementedError naming each of DeepGEMM's
-functions that fgemm lacks.
+implements (its FP8 NT GEMMs and its BF16 and FP16 GEMMs, on Hopper and the CPU), and a NotImplementedError
+naming each of DeepGEMM's functions that fgemm lacks.
 
     import fgemm.deep_gemm
     fgemm.deep_gemm.install()   # `import deep_gemm` (and deep_gemm.utils, deep_gemm.testing) now give these
