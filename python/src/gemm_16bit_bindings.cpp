@@ -41,6 +41,16 @@ std::optional<TensorView> optional_tensor_view(nb::handle object, const char* op
   return tensor_view(object, op, arg);
 }
 
+// The operands every function has, read after DeepGEMM's compiled_dims is checked.
+struct Operands {
+  TensorView a, b, d;
+};
+
+Operands read_operands(nb::handle a, nb::handle b, nb::handle d, nb::handle compiled_dims, const char* op) {
+  check_compiled_dims(compiled_dims, op);
+  return {tensor_view(a, op, "a"), tensor_view(b, op, "b"), tensor_view(d, op, "d")};
+}
+
 // The binding checks every argument itself, to name it in errors: so each one takes any object, None included.
 auto any(const char* name) { return nb::arg(name).none(); }
 
@@ -104,12 +114,9 @@ void def_dense(nb::module_& module, const Binding<DenseGemm>& binding) {
   module.def(
       binding.name,
       [binding](nb::handle a, nb::handle b, nb::handle d, nb::handle c, nb::handle compiled_dims) {
-        const char* op = binding.name;
-        check_compiled_dims(compiled_dims, op);
-        const TensorView a_view = tensor_view(a, op, "a"), b_view = tensor_view(b, op, "b");
-        const TensorView d_view = tensor_view(d, op, "d");
-        const std::optional<TensorView> c_view = optional_tensor_view(c, op, "c");
-        run_on(a_view.device, [&](Stream stream) { binding.gemm(a_view, b_view, d_view, c_view, stream); });
+        const Operands x = read_operands(a, b, d, compiled_dims, binding.name);
+        const std::optional<TensorView> c_view = optional_tensor_view(c, binding.name, "c");
+        run_on(x.a.device, [&](Stream stream) { binding.gemm(x.a, x.b, x.d, c_view, stream); });
       },
       any("a"), any("b"), any("d"), any("c") = nb::none(), any("compiled_dims") = binding.compiled_dims, binding.doc);
 }
@@ -119,14 +126,10 @@ void def_contiguous(nb::module_& module, const Binding<ContiguousGemm>& binding)
       binding.name,
       [binding](nb::handle a, nb::handle b, nb::handle d, nb::handle grouped_layout, nb::handle compiled_dims,
                 nb::handle use_psum_layout) {
-        const char* op = binding.name;
-        check_compiled_dims(compiled_dims, op);
-        const ContiguousLayout form = contiguous_layout_form(use_psum_layout, op);
-        const TensorView a_view = tensor_view(a, op, "a"), b_view = tensor_view(b, op, "b");
-        const TensorView d_view = tensor_view(d, op, "d");
-        const TensorView layout_view = tensor_view(grouped_layout, op, "grouped_layout");
-        run_on(a_view.device,
-               [&](Stream stream) { binding.gemm(a_view, b_view, d_view, layout_view, form, stream); });
+        const ContiguousLayout form = contiguous_layout_form(use_psum_layout, binding.name);
+        const Operands x = read_operands(a, b, d, compiled_dims, binding.name);
+        const TensorView layout_view = tensor_view(grouped_layout, binding.name, "grouped_layout");
+        run_on(x.a.device, [&](Stream stream) { binding.gemm(x.a, x.b, x.d, layout_view, form, stream); });
       },
       any("a"), any("b"), any("d"), any("grouped_layout"), any("compiled_dims") = binding.compiled_dims,
       any("use_psum_layout") = false, binding.doc);
@@ -137,14 +140,10 @@ void def_masked(nb::module_& module, const Binding<MaskedGemm>& binding) {
       binding.name,
       [binding](nb::handle a, nb::handle b, nb::handle d, nb::handle masked_m, nb::handle expected_m,
                 nb::handle compiled_dims) {
-        const char* op = binding.name;
-        check_compiled_dims(compiled_dims, op);
-        const TensorView a_view = tensor_view(a, op, "a"), b_view = tensor_view(b, op, "b");
-        const TensorView d_view = tensor_view(d, op, "d");
-        const TensorView masked_view = tensor_view(masked_m, op, "masked_m");
-        const std::int64_t expected = int_argument(expected_m, op, "expected_m");
-        run_on(a_view.device,
-               [&](Stream stream) { binding.gemm(a_view, b_view, d_view, masked_view, expected, stream); });
+        const Operands x = read_operands(a, b, d, compiled_dims, binding.name);
+        const TensorView masked_view = tensor_view(masked_m, binding.name, "masked_m");
+        const std::int64_t expected = int_argument(expected_m, binding.name, "expected_m");
+        run_on(x.a.device, [&](Stream stream) { binding.gemm(x.a, x.b, x.d, masked_view, expected, stream); });
       },
       any("a"), any("b"), any("d"), any("masked_m"), any("expected_m"), any("compiled_dims") = binding.compiled_dims,
       binding.doc);
@@ -155,15 +154,12 @@ void def_k_grouped(nb::module_& module, const Binding<KGroupedGemm>& binding) {
       binding.name,
       [binding](nb::handle a, nb::handle b, nb::handle d, nb::handle ks, nb::handle ks_tensor, nb::handle c,
                 nb::handle compiled_dims) {
-        const char* op = binding.name;
-        check_compiled_dims(compiled_dims, op);
-        const TensorView a_view = tensor_view(a, op, "a"), b_view = tensor_view(b, op, "b");
-        const TensorView d_view = tensor_view(d, op, "d");
-        const std::vector<std::int64_t> ks_values = int_list_argument(ks, op, "ks");
-        const TensorView ks_view = tensor_view(ks_tensor, op, "ks_tensor");
-        const std::optional<TensorView> c_view = optional_tensor_view(c, op, "c");
-        run_on(a_view.device,
-               [&](Stream stream) { binding.gemm(a_view, b_view, d_view, ks_values, ks_view, c_view, stream); });
+        const Operands x = read_operands(a, b, d, compiled_dims, binding.name);
+        const std::vector<std::int64_t> ks_values = int_list_argument(ks, binding.name, "ks");
+        const TensorView ks_view = tensor_view(ks_tensor, binding.name, "ks_tensor");
+        const std::optional<TensorView> c_view = optional_tensor_view(c, binding.name, "c");
+        run_on(x.a.device,
+               [&](Stream stream) { binding.gemm(x.a, x.b, x.d, ks_values, ks_view, c_view, stream); });
       },
       any("a"), any("b"), any("d"), any("ks"), any("ks_tensor"), any("c") = nb::none(),
       any("compiled_dims") = binding.compiled_dims, binding.doc);

@@ -130,13 +130,13 @@ def test_operands_on_the_host_are_refused():
 
 # ---------------------------------------------------------------------------------------------- sanitizers
 
-# Every function once on small shapes: every letter and dtype with C, both contiguous forms with an empty group
-# and padding, masked with an empty group, k-grouped with an empty expert and C being D.
+# Every function once on small shapes, in the dtypes given: every letter with and without C, both contiguous
+# forms with an empty group and padding, masked with an empty group, k-grouped with an empty expert and C being D.
 SANITIZER_PROGRAM = """
 import torch
 from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
-from operands_16bit import DTYPES, LETTERS, MAX_DIFF
-for dtype_name in DTYPES:
+from operands_16bit import LETTERS
+for dtype_name in {dtype_names}:
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
         check_dense(dtype_name, letters, "same", None, 65, 24, 64, device="cuda")
@@ -150,8 +150,9 @@ torch.cuda.synchronize()
 
 
 def test_compute_sanitizer_memcheck_is_clean(tmp_path):
-    assert_sanitizer_clean(SANITIZER_PROGRAM, tmp_path)
+    assert_sanitizer_clean(SANITIZER_PROGRAM.format(dtype_names=list(DTYPES)), tmp_path)
 
 
 def test_compute_sanitizer_racecheck_is_clean(tmp_path):
-    assert_sanitizer_clean(SANITIZER_PROGRAM, tmp_path, tool="racecheck")
+    # The kernels of the two dtypes share their shared-memory pipeline; racecheck, far slower, follows one.
+    assert_sanitizer_clean(SANITIZER_PROGRAM.format(dtype_names=["bf16"]), tmp_path, tool="racecheck")
