@@ -99,7 +99,6 @@ def m_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
         raise type(error)(message) from None
 
 
-
 def _contiguous_16bit(gemm):
     """fgemm's m-grouped contiguous 16-bit GEMM `gemm` with DeepGEMM's further arguments."""
 
