@@ -1,0 +1,64 @@
+"""What a fuzz case's D must satisfy, as a list of problems (empty when it passes).
+
+- storage outside D untouched (still NaN): nothing written past D's edges;
+- D's kept rows (padding of the contiguous layout, rows past masked_m) still NaN;
+- every other row free of NaN, `calc_diff` against the FP64 reference below the bound of its precision
+  (1e-5 for BF16 and FP16 operands; 1e-3 for FP8, ARCHITECTURE.md, Semantics), and every element within a
+  bound of its own, relative to itself and to the largest element of its row, so that a few wrong elements
+  that calc_diff would average away (a wrong partial tile at an edge, a small expert) are caught too.
+"""
+
+import dataclasses
+
+import torch
+
+import fgemm
+from operands import outside
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    calc_diff: float
+    relative: float  # of |reference|: the rounding of D's type
+    of_row_max: float  # of the row's largest |reference|: the accumulation's error on cancelling sums
+
+
+# The output's rounding: half a unit in the last place (BF16 2^-9, FP16 2^-11), doubled for safety; FP32 D
+# keeps the FP32 accumulators' error, far below 1e-4. FP8 products are accumulated at reduced precision between
+# promotions, hence the wider element bounds there.
+ELEMENT_RELATIVE = {"bf16": 2.0**-8, "fp16": 2.0**-10, "fp32": 1e-4}
+
+
+def tolerance(ab_dtype, out):
+    if ab_dtype == "fp8":
+        return Tolerance(calc_diff=1e-3, relative=max(ELEMENT_RELATIVE[out], 2.0**-7), of_row_max=2.0**-8)
+    return Tolerance(calc_diff=1e-5, relative=ELEMENT_RELATIVE[out], of_row_max=1e-4)
+
+
+def check(outcome, tol):
+    """(problems, calc_diff over D's computed rows; NaN where there are none or they hold NaN)."""
+    found = []
+    if not torch.isnan(outside(outcome.storage, outcome.d)).all():
+        found.append("elements outside D's view were written")
+    n = outcome.d.shape[-1]
+    got, expected, kept = outcome.d.reshape(-1, n), outcome.expected.reshape(-1, n), outcome.kept
+    written = ~torch.isnan(got[kept])
+    if written.any():
+        found.append(f"{int(written.any(1).sum())} rows that must keep their values were written")
+    got, expected = got[~kept].double(), expected[~kept]
+    unwritten = torch.isnan(got)
+    if unwritten.any():
+        rows = unwritten.any(1).nonzero().squeeze(1)
+        found.append(f"NaN in {int(unwritten.sum())} elements of {rows.numel()} computed rows (the first: computed "
+                     f"row {int(rows[0])})")
+        return found, float("nan")
+    diff = fgemm.calc_diff(got, expected) if got.numel() else float("nan")
+    if diff >= tol.calc_diff:
+        found.append(f"calc_diff {diff:.3e} >= {tol.calc_diff:.0e}")
+    bound = tol.relative * expected.abs() + tol.of_row_max * expected.abs().amax(1, keepdim=True)
+    wrong = (got - expected).abs() > bound
+    if wrong.any():
+        row, col = (int(i) for i in wrong.nonzero()[0])
+        found.append(f"{int(wrong.sum())} elements beyond their bound, the first at computed row {row}, column "
+                     f"{col}: {float(got[row, col]):.6g} instead of {float(expected[row, col]):.6g}")
+    return found, diff
