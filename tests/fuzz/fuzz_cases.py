@@ -74,12 +74,18 @@ def case_indices(layouts, cases_per_layout):
     return [j * len(LAYOUTS) + LAYOUTS.index(layout) for j in range(cases_per_layout) for layout in layouts]
 
 
-def draw_rows(rng, cap):
-    """A row count in [0, cap]: often a tile edge, else log-uniform, so that both small and large ones occur."""
-    edges = [rows for rows in EDGE_ROWS if rows <= cap]
-    if rng.random() < 0.4:
-        return rng.choice(edges)
+def spread(rng, cap):
+    """An integer in [1, cap], uniform or log-uniform with equal odds: large values (many tiles, many K
+    blocks) as often as small ones."""
+    if rng.random() < 0.5:
+        return rng.randint(1, cap)
     return min(cap, int(math.exp(rng.uniform(0.0, math.log(cap + 1)))))
+
+
+def draw_rows(rng, cap):
+    """A row count in [0, cap]: often a tile edge."""
+    edges = [rows for rows in EDGE_ROWS if rows <= cap]
+    return rng.choice(edges) if rng.random() < 0.4 else spread(rng, cap)
 
 
 def draw_extent(rng, cap, multiple=1):
@@ -88,7 +94,7 @@ def draw_extent(rng, cap, multiple=1):
     if rng.random() < 0.15:
         value = rng.choice([size for size in (128, 256, 512, 1024, 2048, 4096) if size <= cap] or [cap])
     else:
-        value = int(math.exp(rng.uniform(0.0, math.log(cap + 1))))
+        value = spread(rng, cap)
     return max(multiple, min(cap, value) // multiple * multiple)
 
 

@@ -16,11 +16,18 @@ from gpu_reference import dequantize_blocks, dequantize_rows
 class Outcome:
     """D after the call (`d`, a view of `storage`), and what it must hold: `expected` (FP64, D's shape) on the
     rows that `kept` (bool, one per row of D seen as [rows, N]) does not mark; the marked rows must still hold
-    NaN, as must every element of storage outside d."""
+    NaN, as must every element of storage outside d. `magnitude` is the sum of the absolute values of the
+    terms each element of `expected` adds up (|C| + |A| |B|), the scale of its rounding errors."""
     storage: torch.Tensor
     d: torch.Tensor
     expected: torch.Tensor
+    magnitude: torch.Tensor
     kept: torch.Tensor
+
+
+def products(a, b):
+    """(a @ b, |a| @ |b|) of FP64 matrices (or stacks of them)."""
+    return a @ b, a.abs() @ b.abs()
 
 
 class Case:
@@ -41,12 +48,14 @@ class Case:
         """(storage, d): D inside a NaN-filled storage."""
         return poisoned_storage(shape, TORCH_DTYPES[self.params["out"]], self.device, self.padding["d"])
 
-    def accumulator(self, d, expected):
-        """C as the case asks for it, added to `expected`: None, a tensor of its own, or D itself."""
+    def accumulator(self, d, expected, magnitude):
+        """C as the case asks for it, added to `expected` (and |C| to `magnitude`): None, a tensor of its own, or
+        D itself."""
         if self.params["c"] == "none":
             return None
         values = torch.randn(d.shape, generator=self.generator, device=self.device)
         expected += values.double()
+        magnitude += values.double().abs()
         if self.params["c"] == "in_place":
             d.copy_(values)
             return d
@@ -63,8 +72,8 @@ def dense(case):
     if layout.dtype == "fp8":
         (a, sfa), (b, sfb) = fp8_activations((m, k), case.generator, case.device), \
             fp8_weights((n, k), case.generator, case.device)
-        expected = dequantize_rows(a, sfa) @ dequantize_blocks(b, sfb).T
-        c = case.accumulator(d, expected)
+        expected, magnitude = products(dequantize_rows(a, sfa), dequantize_blocks(b, sfb).T)
+        c = case.accumulator(d, expected, magnitude)
         case.function()((case.operand("a", a), sfa_as_given(sfa, p["sfa"])), (case.operand("b", b), sfb), d, c)
     else:
         # The first letter: A stored [M, K] (n) or [K, M] (t); the second: B stored [N, K] (t) or [K, N] (n).
@@ -74,10 +83,10 @@ def dense(case):
                                  case.generator, case.device)
         a_mk = a_stored if layout.letters[0] == "n" else a_stored.T
         b_kn = b_stored.T if layout.letters[1] == "t" else b_stored
-        expected = a_mk.double() @ b_kn.double()
-        c = case.accumulator(d, expected)
+        expected, magnitude = products(a_mk.double(), b_kn.double())
+        c = case.accumulator(d, expected, magnitude)
         case.function()(case.operand("a", a_stored), case.operand("b", b_stored), d, c)
-    return Outcome(storage, d, expected, torch.zeros(m, dtype=torch.bool, device=case.device))
+    return Outcome(storage, d, expected, magnitude, torch.zeros(m, dtype=torch.bool, device=case.device))
 
 
 def expert_rows(p):
@@ -115,11 +124,12 @@ def contiguous(case):
         a_mk, b_kn = a.double(), (b.transpose(1, 2) if layout.letters == "nt" else b).double()
         case.function()(case.operand("a", a), case.operand("b", b), d, layout_tensor, **psum)
     expected = torch.zeros(m_sum, n, dtype=torch.float64, device=case.device)
+    magnitude = torch.zeros_like(expected)
     kept = torch.ones(m_sum, dtype=torch.bool, device=case.device)
     for g, start, end in expert_rows(p):
-        expected[start:end] = a_mk[start:end] @ b_kn[g]
+        expected[start:end], magnitude[start:end] = products(a_mk[start:end], b_kn[g])
         kept[start:end] = False
-    return Outcome(storage, d, expected, kept)
+    return Outcome(storage, d, expected, magnitude, kept)
 
 
 def masked(case):
@@ -130,17 +140,17 @@ def masked(case):
     if layout.dtype == "fp8":
         (a, sfa), (b, sfb) = fp8_activations((groups, m_max, k), case.generator, case.device), \
             fp8_weights((groups, n, k), case.generator, case.device)
-        expected = dequantize_rows(a, sfa) @ dequantize_blocks(b, sfb).transpose(1, 2)
+        expected, magnitude = products(dequantize_rows(a, sfa), dequantize_blocks(b, sfb).transpose(1, 2))
         case.function()((case.operand("a", a), sfa_as_given(sfa, p["sfa"])), (case.operand("b", b), sfb), d,
                         masked_m, p["expected_m"])
     else:
         a = random_normal((groups, m_max, k), TORCH_DTYPES[layout.dtype], case.generator, case.device)
         b = random_normal((groups, n, k), TORCH_DTYPES[layout.dtype], case.generator, case.device)
-        expected = a.double() @ b.double().transpose(1, 2)
+        expected, magnitude = products(a.double(), b.double().transpose(1, 2))
         case.function()(case.operand("a", a), case.operand("b", b), d, masked_m, p["expected_m"])
     rows = torch.arange(m_max, device=case.device)
     kept = rows[None, :] >= masked_m[:, None]
-    return Outcome(storage, d, expected, kept.reshape(-1))
+    return Outcome(storage, d, expected, magnitude, kept.reshape(-1))
 
 
 def k_grouped(case):
@@ -150,13 +160,14 @@ def k_grouped(case):
     a = random_normal((sum(ks), m), TORCH_DTYPES[layout.dtype], case.generator, case.device)
     b = random_normal((sum(ks), n), TORCH_DTYPES[layout.dtype], case.generator, case.device)
     expected = torch.zeros(groups, m, n, dtype=torch.float64, device=case.device)
+    magnitude = torch.zeros_like(expected)
     first = 0
     for g, k in enumerate(ks):
-        expected[g] = a[first:first + k].double().T @ b[first:first + k].double()
+        expected[g], magnitude[g] = products(a[first:first + k].double().T, b[first:first + k].double())
         first += k
-    c = case.accumulator(d, expected)
+    c = case.accumulator(d, expected, magnitude)
     case.function()(case.operand("a", a), case.operand("b", b), d, ks, index_tensor(ks, case.device), c)
-    return Outcome(storage, d, expected, torch.zeros(groups * m, dtype=torch.bool, device=case.device))
+    return Outcome(storage, d, expected, magnitude, torch.zeros(groups * m, dtype=torch.bool, device=case.device))
 
 
 RUN = {"dense": dense, "contiguous": contiguous, "masked": masked, "k_grouped": k_grouped}
