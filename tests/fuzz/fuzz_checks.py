@@ -4,7 +4,8 @@
 - D's kept rows (padding of the contiguous layout, rows past masked_m) still NaN;
 - every other row free of NaN, `calc_diff` against the FP64 reference below the bound of its precision
   (1e-5 for BF16 and FP16 operands; 1e-3 for FP8, ARCHITECTURE.md, Semantics), and every element within a
-  bound of its own: the rounding of D's type relative to the element, plus the accumulation's error relative
+  bound of its own: the rounding of D's type relative to the element (or its spacing among subnormal
+  numbers), plus the accumulation's error relative
   to the sum of the absolute values of its terms. So a few wrong elements that calc_diff would average away (a
   wrong partial tile at an edge, a small expert) are caught too, and an element that cancels to almost 0 is not
   held to its own size.
@@ -15,6 +16,7 @@ import dataclasses
 import torch
 
 import fgemm
+from fuzz_tensors import TORCH_DTYPES
 from operands import outside
 
 
@@ -22,6 +24,7 @@ from operands import outside
 class Tolerance:
     calc_diff: float
     rounding: float  # of |reference|: the rounding of D's type
+    subnormal: float  # the spacing of D's type below its smallest normal number (FP16: 2^-24)
     accumulation: float  # of the sum of the terms' absolute values
 
 
@@ -33,8 +36,9 @@ ACCUMULATION = {"bf16": 2.0**-14, "fp16": 2.0**-14, "fp8": 2.0**-10}
 
 
 def tolerance(ab_dtype, out):
+    info = torch.finfo(TORCH_DTYPES[out])
     return Tolerance(calc_diff=1e-3 if ab_dtype == "fp8" else 1e-5, rounding=ROUNDING[out],
-                     accumulation=ACCUMULATION[ab_dtype])
+                     subnormal=info.smallest_normal * info.eps, accumulation=ACCUMULATION[ab_dtype])
 
 
 def check(outcome, tol):
@@ -58,7 +62,7 @@ def check(outcome, tol):
     diff = fgemm.calc_diff(got, expected) if got.numel() else float("nan")
     if diff >= tol.calc_diff:
         found.append(f"calc_diff {diff:.3e} >= {tol.calc_diff:.0e}")
-    bound = tol.rounding * expected.abs() + tol.accumulation * magnitude
+    bound = tol.rounding * expected.abs() + tol.subnormal + tol.accumulation * magnitude
     wrong = (got - expected).abs() > bound
     if wrong.any():
         row, col = (int(i) for i in wrong.nonzero()[0])
