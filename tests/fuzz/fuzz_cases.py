@@ -135,7 +135,15 @@ def draw_contiguous(rng, groups, limits):
         starts.append(row)
         row += size
     tail = rng.choice([0, 0, rng.randint(1, 300)])
-    return dict(sizes=sizes, starts=starts, m_sum=row + tail, form=form)
+    case = dict(sizes=sizes, starts=starts, m_sum=row + tail, form=form)
+    if form == "psum":
+        # An empty expert's prefix sum is the aligned start of its range or the unaligned end of the expert before
+        # it: either leaves it no rows.
+        case["psum"], previous = [], 0
+        for start, size in zip(starts, sizes):
+            previous = start + size if size or rng.random() < 0.5 else previous
+            case["psum"].append(previous)
+    return case
 
 
 def draw_masked(rng, groups, limits):

@@ -97,7 +97,7 @@ def expert_rows(p):
 def grouped_layout(p, device):
     """m_indices [M_sum] (-1 for padding) or the prefix sums [G] of the case's experts."""
     if p["form"] == "psum":
-        return index_tensor([start + size for start, size in zip(p["starts"], p["sizes"])], device)
+        return index_tensor(p["psum"], device)
     m_indices = torch.full((p["m_sum"],), -1, dtype=torch.int32, device=device)
     for g, start, end in expert_rows(p):
         m_indices[start:end] = g

@@ -101,6 +101,8 @@ def test_contiguous_cases_have_both_forms_empty_experts_padding_and_unaligned_en
     assert any(0 in case["sizes"] for case in cases)
     assert any(case["m_sum"] > case["starts"][-1] + case["sizes"][-1] for case in cases), "no tail padding"
     assert any(case["form"] == "psum" and any(size % 128 for size in case["sizes"][:-1]) for case in cases)
+    psums = [case for case in cases if case["form"] == "psum"]
+    assert any(end % 128 and not size for case in psums for end, size in zip(case["psum"], case["sizes"]))
     for case in cases:
         assert all(start % 128 == 0 for start in case["starts"])
         ends = [start + size for start, size in zip(case["starts"], case["sizes"])]
