@@ -22,9 +22,9 @@ Timing as bench/bench_gpu.py and docs/PERFORMANCE.md describe it ("rested"): ker
 throughput over the other's. Before timing, each side's D from one call is compared with an FP64 reference
 (calc_diff); a calc_diff of 1e-5 or more makes the exit status 1.
 
-cuBLAS, as a torch user calls it: torch.mm(a, b) with the layout's transposed views (no copies), torch.mm(...,
-out_dtype=torch.float32) for FP32 D, torch.addmm(c, ...) with C; torch has no GEMM of FP32 C into a BF16 or FP16
-D, so for those rows cuBLAS is given C rounded to D's type.
+cuBLAS, as a torch user calls it: torch.mm(a, b, out=d) with the layout's transposed views (no copies),
+out_dtype=torch.float32 for FP32 D, and with C torch.addmm(d, a, b, out=d), accumulating in place into a D that
+starts as C (torch has no GEMM of FP32 C into a BF16 or FP16 D, so there C is rounded to D's type).
 """
 
 import argparse
@@ -62,20 +62,19 @@ class Pair:
     expected: torch.Tensor  # FP64
 
 
-def torch_gemm(a, b, d, c):
-    """torch's D = C + A·B (c may be None) into d: cuBLAS on the GPU. FP32 D from 16-bit operands takes mm's
-    out_dtype, which only CUDA has; on the CPU (the dry run) the product of FP32 copies."""
-    if d.dtype == a.dtype:
-        if c is None:
-            return lambda: torch.mm(a, b, out=d)
-        c_rounded = c.to(d.dtype)
-        return lambda: torch.addmm(c_rounded, a, b, out=d)
-    if not a.is_cuda:
-        a, b = a.float(), b.float()
-        return (lambda: torch.mm(a, b, out=d)) if c is None else (lambda: torch.addmm(c, a, b, out=d))
-    if c is None:
-        return lambda: torch.mm(a, b, out_dtype=torch.float32, out=d)
-    return lambda: torch.addmm(c, a, b, out_dtype=torch.float32, out=d)
+def torch_gemm(a, b, d, accumulate):
+    """torch's D = A·B, or D += A·B in place (C being what d holds), into d: cuBLAS on the GPU (in place it reads
+    C from D, with no copy of C before the GEMM). FP32 D from 16-bit operands takes mm's out_dtype, which only
+    CUDA has; on the CPU (the dry run) the product of FP32 copies."""
+    extra = {}
+    if d.dtype != a.dtype:
+        if a.is_cuda:
+            extra = dict(out_dtype=d.dtype)
+        else:
+            a, b = a.float(), b.float()
+    if accumulate:
+        return lambda: torch.addmm(d, a, b, out=d, **extra)
+    return lambda: torch.mm(a, b, out=d, **extra)
 
 
 def randn(shape, dtype, device, generator):
@@ -84,7 +83,8 @@ def randn(shape, dtype, device, generator):
 
 def normal_pair(row, dtype, device, generator):
     """A row of bf16_normal in `dtype`: A and B stored as its layout letters say, D of its output type, C if it
-    accumulates (D itself for FP32 D, as a weight gradient accumulates; FP32 of its own for a 16-bit D)."""
+    accumulates: for fgemm D itself where D is FP32 (as a weight gradient accumulates), else an FP32 C of its
+    own; cuBLAS accumulates into its D in place, which starts as C (rounded to a 16-bit D's type)."""
     m, n, k, letters = row["m"], row["n"], row["k"], row["layout"].lower()
     ab = TORCH_DTYPES[dtype]
     a = randn((m, k) if letters[0] == "n" else (k, m), ab, device, generator)
@@ -97,11 +97,12 @@ def normal_pair(row, dtype, device, generator):
     fgemm_c = None if c is None else (d if out == torch.float32 else c)
     function = getattr(fgemm, f"{dtype}_gemm_{letters}")
     run_fgemm = lambda: function(a, b, d, fgemm_c)  # noqa: E731
-    run_cublas = torch_gemm(a_mk, b_kn, d_cublas, c)
+    run_cublas = torch_gemm(a_mk, b_kn, d_cublas, c is not None)
 
     def results():
-        if fgemm_c is d:
+        if c is not None:
             d.copy_(c)
+            d_cublas.copy_(c)
         run_fgemm()
         run_cublas()
         return d, d_cublas
@@ -139,7 +140,7 @@ def m_grouped_pair(row, device, generator):
     d, d_cublas = (torch.empty(m_sum, n, dtype=torch.bfloat16, device=device) for _ in range(2))
     function = getattr(fgemm, f"m_grouped_bf16_gemm_{letters}_contiguous")
     run_fgemm = lambda: function(a, b, d, grouped_layout, use_psum_layout=row["psum_layout"])  # noqa: E731
-    per_expert = [torch_gemm(a[s:s + size], b_kn[g], d_cublas[s:s + size], None)
+    per_expert = [torch_gemm(a[s:s + size], b_kn[g], d_cublas[s:s + size], accumulate=False)
                   for g, (s, size) in enumerate(zip(starts, sizes))]
     run_cublas = lambda: [run() for run in per_expert]  # noqa: E731
     expected = torch.cat([a[s:s + size].double() @ b_kn[g].double() for g, (s, size) in enumerate(zip(starts, sizes))])
@@ -164,7 +165,7 @@ def k_grouped_pair(row, device, generator):
     d, d_cublas = torch.empty_like(c), torch.empty_like(c)
     firsts = [sum(ks[:g]) for g in range(groups)]
     run_fgemm = lambda: fgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_tensor, c=d)  # noqa: E731
-    per_expert = [torch_gemm(a[f:f + kg].t(), b[f:f + kg], d_cublas[g], c[g])
+    per_expert = [torch_gemm(a[f:f + kg].t(), b[f:f + kg], d_cublas[g], accumulate=True)
                   for g, (f, kg) in enumerate(zip(firsts, ks))]
     run_cublas = lambda: [run() for run in per_expert]  # noqa: E731
     expected = torch.stack([c[g].double() + a[f:f + kg].double().t() @ b[f:f + kg].double()
@@ -172,6 +173,7 @@ def k_grouped_pair(row, device, generator):
 
     def results():
         d.copy_(c)
+        d_cublas.copy_(c)
         run_fgemm()
         run_cublas()
         return d, d_cublas
