@@ -18,9 +18,9 @@ from fuzz_ops import Outcome  # noqa: E402
 from fuzz_tensors import poisoned_storage  # noqa: E402
 
 
-def run_script(*args):
+def run_script(*args, timeout=120):
     return subprocess.run([sys.executable, str(FUZZ / "fuzz_gemm.py"), *args], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=timeout)
 
 
 def test_every_layout_passes_a_smoke_run_on_the_cpu(tmp_path):
@@ -30,6 +30,15 @@ def test_every_layout_passes_a_smoke_run_on_the_cpu(tmp_path):
     assert set(summary["layouts"]) == {layout.name for layout in LAYOUTS}
     assert all(row == dict(row, cases=3, failures=0) for row in summary["layouts"].values())
     assert summary["failures"] == []
+
+
+@pytest.mark.gpu
+def test_every_layout_passes_a_smoke_run_on_the_gpu(tmp_path):
+    result = run_script("--device", "cuda", "--seed", "1", "--cases-per-layout", "4", "--jobs", "4",
+                        "--json", str(tmp_path / "r.json"), timeout=600)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    summary = json.loads((tmp_path / "r.json").read_text())
+    assert all(row == dict(row, cases=4, failures=0) for row in summary["layouts"].values())
 
 
 def test_a_case_replays_alone():
