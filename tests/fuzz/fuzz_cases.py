@@ -4,9 +4,9 @@ of one case as plain Python values (printed with a failure, and enough to replay
 Case index i belongs to LAYOUTS[i % len(LAYOUTS)], whatever subset of layouts a run selects, so that
 `--replay SEED:I` draws the same case as the run that reported it.
 
-The GPU kernels are compiled for each N and K (and group count), so a run draws a few such "kernel shapes" per
-layout (`shapes_per_layout`) and every case picks one of them; everything else (M, the experts' sizes, padding,
-masks, the output type, C, strides) is drawn afresh for each case.
+The GPU kernels are compiled for each N and K, so a run draws a few such "kernel shapes" (with a group count) per
+layout (`shapes_per_layout`) and every case picks one of them; everything else (M, the experts' sizes and K,
+padding, masks, the output type, C, strides) is drawn afresh for each case.
 """
 
 import dataclasses
@@ -107,7 +107,7 @@ def kernel_shape(seed, layout, slot, limits):
     rng = random.Random(f"{seed}:{layout.name}:shape{slot}")
     shape = dict(n=draw_extent(rng, limits.max_n))
     if layout.kind == "k_grouped":
-        shape.update(m=draw_rows(rng, limits.max_m), groups=draw_groups(rng, limits))
+        shape["groups"] = draw_groups(rng, limits)  # K varies per expert at run time; N is compiled in
     else:
         shape["k"] = draw_extent(rng, limits.max_k, 16 if layout.dtype == "fp8" else 1)
         if layout.kind != "dense":
@@ -190,7 +190,7 @@ def draw_case(seed, index, limits, shapes_per_layout):
     elif layout.kind == "masked":
         case.update(draw_masked(rng, case["groups"], limits))
     else:
-        case["ks"] = draw_ks(rng, case["groups"], limits)
+        case.update(m=draw_rows(rng, limits.max_m), ks=draw_ks(rng, case["groups"], limits))
     case.update(draw_output(rng, layout))
     if layout.dtype == "fp8":
         case["sfa"] = rng.choice(["mn-major", "row-major"])
