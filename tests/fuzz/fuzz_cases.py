@@ -99,7 +99,7 @@ def draw_extent(rng, cap, multiple=1):
 
 
 def draw_groups(rng, limits):
-    return rng.choice([g for g in (1, 2, 3, 4, 5, 8, 16, 32) if g <= limits.max_groups])
+    return rng.choice([g for g in (1, 2, 3, 4, 5, 8, 16) if g <= limits.max_groups])
 
 
 def kernel_shape(seed, layout, slot, limits):
