@@ -26,6 +26,86 @@ def _set_log_handler(handler: object | None) -> None:
     Sends the library's diagnostics to handler(level, message), level 0 debug, 1 info, 2 warning; None sends them to standard error again.
     """
 
+def bf16_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'nk') -> None:
+    """
+    D = a @ b^T (+ C), written into d: a [M, K] and b [N, K] bfloat16, d [M, N] bfloat16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def bf16_gemm_nn(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'nk') -> None:
+    """
+    D = a @ b (+ C), written into d: a [M, K] and b [K, N] bfloat16, d [M, N] bfloat16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def bf16_gemm_tn(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
+    """
+    D = a^T @ b (+ C), written into d: a [K, M] and b [K, N] bfloat16, d [M, N] bfloat16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def bf16_gemm_tt(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
+    """
+    D = a^T @ b^T (+ C), written into d: a [K, M] and b [N, K] bfloat16, d [M, N] bfloat16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def fp16_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'nk') -> None:
+    """
+    D = a @ b^T (+ C), written into d: a [M, K] and b [N, K] float16, d [M, N] float16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def fp16_gemm_nn(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'nk') -> None:
+    """
+    D = a @ b (+ C), written into d: a [M, K] and b [K, N] float16, d [M, N] float16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def fp16_gemm_tn(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
+    """
+    D = a^T @ b (+ C), written into d: a [K, M] and b [K, N] float16, d [M, N] float16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def fp16_gemm_tt(a: object | None, b: object | None, d: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
+    """
+    D = a^T @ b^T (+ C), written into d: a [K, M] and b [N, K] float16, d [M, N] float16 or float32, c (optional) [M, N] float32, possibly d itself; each operand's last dimension contiguous (a transposed view is refused, naming the function that takes it). CUDA tensors run on the current torch stream. compiled_dims (DeepGEMM's) may be any str: fgemm specialises its kernels on every dimension.
+    """
+
+def m_grouped_bf16_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, grouped_layout: object | None, compiled_dims: object | None = 'nk', use_psum_layout: object | None = False) -> None:
+    """
+    Grouped GEMM, contiguous layout (MoE): a [M_sum, K] and b [G, N, K] bfloat16, d [M_sum, N] bfloat16 or float32. grouped_layout int32 gives the groups: [M_sum], the group of each row, -1 for a padding row; or, with use_psum_layout=True, [G], the prefix sums of the groups' rows (group g's rows run from grouped_layout[g - 1] rounded up to a multiple of 128, 0 for g = 0, to grouped_layout[g]). Rows in no group keep what d held. compiled_dims may be any str.
+    """
+
+def m_grouped_bf16_gemm_nn_contiguous(a: object | None, b: object | None, d: object | None, grouped_layout: object | None, compiled_dims: object | None = 'nk', use_psum_layout: object | None = False) -> None:
+    """
+    Grouped GEMM, contiguous layout (MoE): a [M_sum, K] and b [G, K, N] bfloat16, d [M_sum, N] bfloat16 or float32. grouped_layout int32 gives the groups: [M_sum], the group of each row, -1 for a padding row; or, with use_psum_layout=True, [G], the prefix sums of the groups' rows (group g's rows run from grouped_layout[g - 1] rounded up to a multiple of 128, 0 for g = 0, to grouped_layout[g]). Rows in no group keep what d held. compiled_dims may be any str.
+    """
+
+def m_grouped_fp16_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, grouped_layout: object | None, compiled_dims: object | None = 'nk', use_psum_layout: object | None = False) -> None:
+    """
+    Grouped GEMM, contiguous layout (MoE): a [M_sum, K] and b [G, N, K] float16, d [M_sum, N] float16 or float32. grouped_layout int32 gives the groups: [M_sum], the group of each row, -1 for a padding row; or, with use_psum_layout=True, [G], the prefix sums of the groups' rows (group g's rows run from grouped_layout[g - 1] rounded up to a multiple of 128, 0 for g = 0, to grouped_layout[g]). Rows in no group keep what d held. compiled_dims may be any str.
+    """
+
+def m_grouped_fp16_gemm_nn_contiguous(a: object | None, b: object | None, d: object | None, grouped_layout: object | None, compiled_dims: object | None = 'nk', use_psum_layout: object | None = False) -> None:
+    """
+    Grouped GEMM, contiguous layout (MoE): a [M_sum, K] and b [G, K, N] float16, d [M_sum, N] float16 or float32. grouped_layout int32 gives the groups: [M_sum], the group of each row, -1 for a padding row; or, with use_psum_layout=True, [G], the prefix sums of the groups' rows (group g's rows run from grouped_layout[g - 1] rounded up to a multiple of 128, 0 for g = 0, to grouped_layout[g]). Rows in no group keep what d held. compiled_dims may be any str.
+    """
+
+def m_grouped_bf16_gemm_nt_masked(a: object | None, b: object | None, d: object | None, masked_m: object | None, expected_m: object | None, compiled_dims: object | None = 'nk') -> None:
+    """
+    Grouped GEMM, masked layout (MoE): d[g, :masked_m[g]] = a[g, :masked_m[g]] @ b[g]^T, with a [G, M_max, K] and b [G, N, K] bfloat16, d [G, M_max, N] bfloat16 or float32, masked_m int32 [G] on the device of a (never read by the host; rows past it keep what d held), expected_m a positive hint of the typical masked_m. compiled_dims may be any str.
+    """
+
+def m_grouped_fp16_gemm_nt_masked(a: object | None, b: object | None, d: object | None, masked_m: object | None, expected_m: object | None, compiled_dims: object | None = 'nk') -> None:
+    """
+    Grouped GEMM, masked layout (MoE): d[g, :masked_m[g]] = a[g, :masked_m[g]] @ b[g]^T, with a [G, M_max, K] and b [G, N, K] float16, d [G, M_max, N] float16 or float32, masked_m int32 [G] on the device of a (never read by the host; rows past it keep what d held), expected_m a positive hint of the typical masked_m. compiled_dims may be any str.
+    """
+
+def k_grouped_bf16_gemm_tn_contiguous(a: object | None, b: object | None, d: object | None, ks: object | None, ks_tensor: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
+    """
+    K-grouped GEMM (the experts' weight gradient): d[g] = c[g] + a_g^T @ b_g, with a [sum(ks), M] and b [sum(ks), N] bfloat16, expert g's rows the ks[g] after those of the experts before it; d and c (optional, possibly d itself) float32 [G, M, N]. ks (a list of ints, multiples of 128, possibly 0) and ks_tensor (int32 [G] on the device of a, what the GPU reads) hold the same counts; an empty expert's d[g] is c[g], or zeros without c. compiled_dims may be any str.
+    """
+
+def k_grouped_fp16_gemm_tn_contiguous(a: object | None, b: object | None, d: object | None, ks: object | None, ks_tensor: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
+    """
+    K-grouped GEMM (the experts' weight gradient): d[g] = c[g] + a_g^T @ b_g, with a [sum(ks), M] and b [sum(ks), N] float16, expert g's rows the ks[g] after those of the experts before it; d and c (optional, possibly d itself) float32 [G, M, N]. ks (a list of ints, multiples of 128, possibly 0) and ks_tensor (int32 [G] on the device of a, what the GPU reads) hold the same counts; an empty expert's d[g] is c[g], or zeros without c. compiled_dims may be any str.
+    """
+
 def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
     """
     D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, sfa [M, ceil(K/128)] and sfb [ceil(N/128), ceil(K/128)] float32, d [M, N] bfloat16 or float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream.
@@ -33,9 +113,9 @@ def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object 
     DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
     """
 
-def m_grouped_fp8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, m_indices: object | None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
+def m_grouped_fp8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, m_indices: object | None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False, use_psum_layout: object | None = False) -> None:
     """
-    Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a padding row whose row of d is left as it was.
+    Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a padding row whose row of d is left as it was. With use_psum_layout=True, m_indices is instead int32 [G], the prefix sums of the groups' rows (DeepGEMM's psum layout): group g's rows run from m_indices[g - 1] rounded up to a multiple of 128 (0 for g = 0) to m_indices[g], and rows in no group's range are left as they were.
 
     DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
     """

@@ -1,4 +1,5 @@
-"""fgemm: FP8 GEMMs with fine-grained scaling (DeepSeek-V3's recipe), with DeepGEMM's Python names.
+"""fgemm: FP8 GEMMs with fine-grained scaling (DeepSeek-V3's recipe) and BF16 and FP16 GEMMs, with DeepGEMM's
+Python names.
 
 CUDA tensors run on a Hopper GPU on the current torch stream; CPU tensors run the CPU backend. Every argument
 is checked: a wrong dtype, shape, stride, device or alignment raises ValueError or TypeError naming the
@@ -10,6 +11,24 @@ fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm sta
 # metadata is installed (a build tree).
 from ._C import __version__
 from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
+from .gemm_16bit import (
+    bf16_gemm_nn,
+    bf16_gemm_nt,
+    bf16_gemm_tn,
+    bf16_gemm_tt,
+    fp16_gemm_nn,
+    fp16_gemm_nt,
+    fp16_gemm_tn,
+    fp16_gemm_tt,
+    k_grouped_bf16_gemm_tn_contiguous,
+    k_grouped_fp16_gemm_tn_contiguous,
+    m_grouped_bf16_gemm_nn_contiguous,
+    m_grouped_bf16_gemm_nt_contiguous,
+    m_grouped_bf16_gemm_nt_masked,
+    m_grouped_fp16_gemm_nn_contiguous,
+    m_grouped_fp16_gemm_nt_contiguous,
+    m_grouped_fp16_gemm_nt_masked,
+)
 from ._logging import route_native_logs as _route_native_logs
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
 from .layout import (
@@ -44,6 +63,22 @@ __all__ = [
     "gemm_fp8_fp8_bf16_nt",
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous",
     "m_grouped_gemm_fp8_fp8_bf16_nt_masked",
+    "bf16_gemm_nt",
+    "bf16_gemm_nn",
+    "bf16_gemm_tn",
+    "bf16_gemm_tt",
+    "m_grouped_bf16_gemm_nt_contiguous",
+    "m_grouped_bf16_gemm_nn_contiguous",
+    "m_grouped_bf16_gemm_nt_masked",
+    "k_grouped_bf16_gemm_tn_contiguous",
+    "fp16_gemm_nt",
+    "fp16_gemm_nn",
+    "fp16_gemm_tn",
+    "fp16_gemm_tt",
+    "m_grouped_fp16_gemm_nt_contiguous",
+    "m_grouped_fp16_gemm_nn_contiguous",
+    "m_grouped_fp16_gemm_nt_masked",
+    "k_grouped_fp16_gemm_tn_contiguous",
     "set_num_sms",
     "get_num_sms",
     "get_m_alignment_for_contiguous_layout",

@@ -57,10 +57,28 @@ def deepgemm_options(op: str, recipe, recipe_a, recipe_b, compiled_dims, disable
         if value is not None and not _is_recipe(value, expected):
             _fail(ValueError, op, name, f"must be None or {expected!r} ({meaning}, the one recipe fgemm implements), "
                                         f"got {value!r}")
-    if not isinstance(compiled_dims, str):
-        _fail(TypeError, op, "compiled_dims", f"expected a str, got {type(compiled_dims).__name__}")
+    check_compiled_dims(op, compiled_dims)
     if not isinstance(disable_ue8m0_cast, bool):
         _fail(TypeError, op, "disable_ue8m0_cast", f"expected a bool, got {type(disable_ue8m0_cast).__name__}")
+
+
+def check_compiled_dims(op: str, compiled_dims) -> None:
+    """DeepGEMM's compiled_dims: any str (fgemm specialises its kernels on every dimension anyway)."""
+    if not isinstance(compiled_dims, str):
+        _fail(TypeError, op, "compiled_dims", f"expected a str, got {type(compiled_dims).__name__}")
+
+
+def bool_argument(value, op: str, name: str) -> bool:
+    if not isinstance(value, bool):
+        _fail(TypeError, op, name, f"expected a bool, got {type(value).__name__}")
+    return value
+
+
+def int_list(value, op: str, name: str) -> list:
+    """A list (or tuple) of ints, such as the k-grouped GEMM's ks."""
+    if not isinstance(value, (list, tuple)):
+        _fail(TypeError, op, name, f"expected a list of ints, got {type(value).__name__}")
+    return [int_argument(item, op, name) for item in value]
 
 
 def gemm_operands(op: str, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast):

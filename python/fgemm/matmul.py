@@ -12,6 +12,7 @@ except ImportError:
 
 from ._buffers import ceil_div
 from .gemm import fp8_gemm_nt
+from .gemm_16bit import bf16_gemm_nn, fp16_gemm_nn
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
 from .support import is_supported
 
@@ -19,12 +20,18 @@ logger = logging.getLogger("fgemm")
 
 PRECISIONS = ("fp8", "int8", "bf16", "fp16", "auto")
 # Precisions of the interface whose GEMMs this build does not have yet.
-_NOT_BUILT = {"int8": "INT8", "bf16": "BF16", "fp16": "FP16"}
-# The GEMMs need K to be a multiple of 16 (16-byte rows of FP8); zero columns added to both operands change
-# neither the scales nor the products.
+_NOT_BUILT = {"int8": "INT8"}
+# The FP8 GEMM needs K to be a multiple of 16 (16-byte rows of FP8), the 16-bit ones K and N multiples of 8
+# (16-byte rows of a [M, K] and b [K, N]); zero rows and columns added to the operands change neither the
+# scales nor the products.
 _K_MULTIPLE = 16
-# The output of one GEMM is BF16 or FP32: BF16 when asked for, FP32 (then converted) for everything else.
-_GEMM_OUT_DTYPES = (torch.bfloat16, torch.float32)
+_16BIT_MULTIPLE = 8
+# The outputs a precision's GEMM writes: the one asked for where it is among them, else FP32 (then converted).
+_GEMM_OUT_DTYPES = {
+    "fp8": (torch.bfloat16, torch.float32),
+    "bf16": (torch.bfloat16, torch.float32),
+    "fp16": (torch.float16, torch.float32),
+}
 
 # The annotation names NumPy's array where NumPy is installed (the forward reference is for type checkers).
 Matrix = Union[torch.Tensor, np.ndarray if np is not None else "numpy.ndarray"]
@@ -33,8 +40,8 @@ Matrix = Union[torch.Tensor, np.ndarray if np is not None else "numpy.ndarray"]
 def auto_precision(device=None) -> str:
     """The precision matmul(precision="auto") uses on `device` (a torch.device or str; None: the CPU).
 
-    FP8 on a Hopper GPU; on the CPU, the fastest of the built precisions whose error suits a general GEMM:
-    FP8 too, the only one built today. A device that is neither raises RuntimeError: fgemm has no GEMM there.
+    FP8, on a Hopper GPU and on the CPU; BF16 and FP16 run when asked for by name. A device that is neither
+    raises RuntimeError: fgemm has no GEMM there.
     """
     device = torch.device("cpu") if device is None else torch.device(device)
     if device.type == "cpu" or is_supported(device):
@@ -82,8 +89,9 @@ def _resolve_precision(precision, device: torch.device) -> str:
     if precision not in PRECISIONS:
         raise ValueError(f"fgemm.matmul: argument 'precision' expected one of {PRECISIONS}, got {precision!r}")
     if precision in _NOT_BUILT:
+        built = ", ".join(repr(name) for name in _MATMULS)
         raise NotImplementedError(f"{_NOT_BUILT[precision]} GEMMs are not available in this build; fgemm.matmul "
-                                  f"has precision='fp8' (or 'auto')")
+                                  f"has precision {built} (or 'auto')")
     if precision == "auto":
         precision = auto_precision(device)
         logger.info("fgemm.matmul: precision='auto' chose %r on %s", precision, device)
@@ -103,21 +111,43 @@ def _fp8_matmul(a: torch.Tensor, b: torch.Tensor, gemm_dtype: torch.dtype) -> to
     return d
 
 
+def _16bit_matmul(dtype: torch.dtype, gemm):
+    """a [M, K] @ b [K, N] through one NN GEMM of the operands rounded to `dtype` (bfloat16 or float16)."""
+
+    def multiply(a: torch.Tensor, b: torch.Tensor, gemm_dtype: torch.dtype) -> torch.Tensor:
+        (m, k), n = a.shape, b.shape[1]
+        pad_k = max(_16BIT_MULTIPLE, ceil_div(k, _16BIT_MULTIPLE) * _16BIT_MULTIPLE) - k
+        width = ceil_div(max(n, 1), _16BIT_MULTIPLE) * _16BIT_MULTIPLE
+        a_padded = torch.nn.functional.pad(a.to(dtype), (0, pad_k))
+        b_padded = torch.nn.functional.pad(b.to(dtype), (0, width - n, 0, pad_k))[:, :n]
+        d = torch.empty(m, width, dtype=gemm_dtype, device=a.device)[:, :n]
+        if n > 0:
+            gemm(a_padded, b_padded, d)
+        return d
+
+    return multiply
+
+
 # The built precisions and their implementations.
-_MATMULS = {"fp8": _fp8_matmul}
+_MATMULS = {
+    "fp8": _fp8_matmul,
+    "bf16": _16bit_matmul(torch.bfloat16, bf16_gemm_nn),
+    "fp16": _16bit_matmul(torch.float16, fp16_gemm_nn),
+}
 
 
 def matmul(a: Matrix, b: Matrix, *, precision: str = "auto", out_dtype=None,
            device: Optional[Union[torch.device, str]] = None) -> Matrix:
     """a @ b, as torch.matmul for matrices, computed by fgemm's GEMM of the chosen precision.
 
-    a [M, K] and b [K, N]: torch tensors or NumPy arrays of any floating-point dtype, both of one kind. Both
-    are quantized by fgemm's quantizers: FP8 (E4M3) with a scale per 1x128 block of a and per 128x128 block of
-    b, products accumulated in FP32 (see the README for the error against FP64). Any M, N and K.
+    a [M, K] and b [K, N]: torch tensors or NumPy arrays of any floating-point dtype, both of one kind. With
+    precision "fp8" both are quantized by fgemm's quantizers: FP8 (E4M3) with a scale per 1x128 block of a and
+    per 128x128 block of b; with "bf16" or "fp16" both are rounded to that type. Products are accumulated in
+    FP32 (see the README for the error against FP64). Any M, N and K.
 
-    precision: "fp8", or "auto" for the fastest built precision accurate enough for a general GEMM on the
-    device (FP8 on a Hopper GPU and on the CPU: see auto_precision; the choice is logged at INFO level on the
-    "fgemm" logger). "int8", "bf16" and "fp16" are not built yet and raise NotImplementedError.
+    precision: "fp8", "bf16", "fp16", or "auto" for the precision auto_precision gives on the device (FP8 on a
+    Hopper GPU and on the CPU; the choice is logged at INFO level on the "fgemm" logger). "int8" is not built
+    yet and raises NotImplementedError.
     out_dtype: the result's dtype (torch or NumPy); None: that of a and b, as torch.matmul.
     device: where to compute (a torch.device or str); None: a's device for tensors, the CPU for NumPy arrays.
 
@@ -132,8 +162,9 @@ def matmul(a: Matrix, b: Matrix, *, precision: str = "auto", out_dtype=None,
                          f"columns of a), got {list(b_tensor.shape)}")
     result_dtype = _out_dtype(out_dtype, a_tensor, b_tensor, numpy_in)
     compute_device = torch.device(device) if device is not None else a_tensor.device
-    multiply = _MATMULS[_resolve_precision(precision, compute_device)]
-    gemm_dtype = result_dtype if result_dtype in _GEMM_OUT_DTYPES else torch.float32
+    chosen = _resolve_precision(precision, compute_device)
+    gemm_dtype = result_dtype if result_dtype in _GEMM_OUT_DTYPES[chosen] else torch.float32
+    multiply = _MATMULS[chosen]
     d = multiply(a_tensor.to(compute_device), b_tensor.to(compute_device), gemm_dtype)
     result = d.to(device=a_tensor.device, dtype=result_dtype).contiguous()
     return result.numpy() if numpy_in else result

@@ -48,12 +48,23 @@ void check_deepgemm_options(const DeepGemmOptions& options, const char* op) {
                "scales per 1x128 block of A and per 128x128 block of B, K blocks of 128");
   check_recipe(options.recipe_a, g_recipe_a, op, "recipe_a", "scales per 1x128 block of A");
   check_recipe(options.recipe_b, g_recipe_b, op, "recipe_b", "scales per 128x128 block of B");
-  if (!PyUnicode_Check(options.compiled_dims.ptr()))
-    fail_argument(ErrorKind::InvalidType, op, "compiled_dims",
-                  std::string("expected a str, got ") + Py_TYPE(options.compiled_dims.ptr())->tp_name);
+  check_compiled_dims(options.compiled_dims, op);
   if (!PyBool_Check(options.disable_ue8m0_cast.ptr()))
     fail_argument(ErrorKind::InvalidType, op, "disable_ue8m0_cast",
                   std::string("expected a bool, got ") + Py_TYPE(options.disable_ue8m0_cast.ptr())->tp_name);
+}
+
+void check_compiled_dims(nb::handle compiled_dims, const char* op) {
+  if (!PyUnicode_Check(compiled_dims.ptr()))
+    fail_argument(ErrorKind::InvalidType, op, "compiled_dims",
+                  std::string("expected a str, got ") + Py_TYPE(compiled_dims.ptr())->tp_name);
+}
+
+ContiguousLayout contiguous_layout_form(nb::handle use_psum_layout, const char* op) {
+  if (!PyBool_Check(use_psum_layout.ptr()))
+    fail_argument(ErrorKind::InvalidType, op, "use_psum_layout",
+                  std::string("expected a bool, got ") + Py_TYPE(use_psum_layout.ptr())->tp_name);
+  return use_psum_layout.ptr() == Py_True ? ContiguousLayout::Psum : ContiguousLayout::MIndices;
 }
 
 }  // namespace fgemm::python

@@ -4,6 +4,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include "fgemm/fgemm.hpp"
+
 namespace fgemm::python {
 
 struct DeepGemmOptions {
@@ -19,5 +21,12 @@ void init_deepgemm_options();
 
 // Throws fgemm::Error (ValueError or TypeError in Python) naming the first option fgemm cannot honour.
 void check_deepgemm_options(const DeepGemmOptions& options, const char* op);
+
+// compiled_dims alone (the 16-bit GEMMs have no recipes or scales): any str, a TypeError otherwise.
+void check_compiled_dims(nanobind::handle compiled_dims, const char* op);
+
+// The contiguous layout's form of grouped_layout from DeepGEMM's use_psum_layout, which must be a bool:
+// True for the prefix sums of the groups' rows, False for one group index per row.
+ContiguousLayout contiguous_layout_form(nanobind::handle use_psum_layout, const char* op);
 
 }  // namespace fgemm::python

@@ -15,8 +15,10 @@
 #include "driver/nvrtc.hpp"
 #include "errors.hpp"
 #include "fgemm/fgemm.hpp"
+#include "gemm_16bit_bindings.hpp"
 #include "log_bindings.hpp"
 #include "quantize_bindings.hpp"
+#include "run_on.hpp"
 #include "torch_tensor.hpp"
 #include "warmup_bindings.hpp"
 
@@ -36,18 +38,6 @@ namespace {
 constexpr const char* kNormal = "fp8_gemm_nt";
 constexpr const char* kContiguous = "m_grouped_fp8_gemm_nt_contiguous";
 constexpr const char* kMasked = "m_grouped_fp8_gemm_nt_masked";
-
-// Calls `gemm` with the stream of `device`. On the CPU the GEMM runs inside the call, so the GIL is released
-// meanwhile (the caller's references keep the tensors alive); on a GPU the call only queues work.
-template <typename Gemm>
-void run_on(const Device& device, const Gemm& gemm) {
-  if (device.type == DeviceType::CPU) {
-    nb::gil_scoped_release released;
-    gemm(nullptr);
-  } else {
-    gemm(current_stream(device));
-  }
-}
 
 // The operands every layout has, read from DeepGEMM's arguments `a` = (a, sfa), `b` = (b, sfb) and `d`, after
 // the DeepGEMM options are checked.
@@ -73,12 +63,13 @@ void fp8_gemm_nt_py(nb::handle a, nb::handle b, nb::handle d, nb::handle c, nb::
 
 void m_grouped_contiguous_py(nb::handle a, nb::handle b, nb::handle d, nb::handle m_indices, nb::handle recipe,
                              nb::handle recipe_a, nb::handle recipe_b, nb::handle compiled_dims,
-                             nb::handle disable_ue8m0_cast) {
+                             nb::handle disable_ue8m0_cast, nb::handle use_psum_layout) {
   const Operands x =
       read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kContiguous);
+  const ContiguousLayout form = contiguous_layout_form(use_psum_layout, kContiguous);
   const TensorView indices = tensor_view(m_indices, kContiguous, "m_indices");
   run_on(x.a.device, [&](Stream stream) {
-    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, ContiguousLayout::MIndices, stream);
+    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, form, stream);
   });
 }
 
@@ -115,6 +106,7 @@ NB_MODULE(_C, m) {
   register_quantize_bindings(m);
   register_warmup_bindings(m);
   register_log_bindings(m);
+  register_gemm_16bit_bindings(m);
 
   // CMake's project() version, compiled in: the package shows it wherever the extension is imported from.
   m.attr("__version__") = FGEMM_VERSION;
@@ -127,10 +119,13 @@ NB_MODULE(_C, m) {
         "float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream." FGEMM_OPTIONS_DOC);
   m.def("m_grouped_fp8_gemm_nt_contiguous", &m_grouped_contiguous_py, any("a"), any("b"), any("d"),
         any("m_indices"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
-        any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,
+        any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false, any("use_psum_layout") = false,
         "Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), "
         "ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a "
-        "padding row whose row of d is left as it was." FGEMM_OPTIONS_DOC);
+        "padding row whose row of d is left as it was. With use_psum_layout=True, m_indices is instead "
+        "int32 [G], the prefix sums of the groups' rows (DeepGEMM's psum layout): group g's rows run from "
+        "m_indices[g - 1] rounded up to a multiple of 128 (0 for g = 0) to m_indices[g], and rows in no "
+        "group's range are left as they were." FGEMM_OPTIONS_DOC);
   m.def("m_grouped_fp8_gemm_nt_masked", &m_grouped_masked_py, any("a"), any("b"), any("d"), any("masked_m"),
         any("expected_m"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
         any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,

@@ -1,5 +1,8 @@
 #include "torch_tensor.hpp"
 
+#include <iterator>
+#include <type_traits>
+
 #include "errors.hpp"
 
 namespace nb = nanobind;
@@ -16,7 +19,7 @@ struct DTypeEntry {
 // them from a static destructor could run after the interpreter has shut down.
 struct Torch {
   PyTypeObject* tensor_type = nullptr;
-  DTypeEntry dtypes[4] = {};
+  DTypeEntry dtypes[5] = {};
   PyObject* raw_stream = nullptr;      // torch._C._cuda_getCurrentRawStream(index) -> int, where torch has it
   PyObject* current_stream = nullptr;  // torch.cuda.current_stream(index), the public fallback
   // Attribute names, interned so that each lookup skips building a string.
@@ -60,7 +63,8 @@ DType dtype_of(nb::handle tensor, const char* op, const char* arg) {
     if (entry.torch_dtype == torch_dtype.ptr()) return entry.dtype;
   fail_argument(ErrorKind::InvalidType, op, arg,
                 "has dtype " + repr_of(torch_dtype) +
-                    "; fgemm takes tensors of torch.float8_e4m3fn, torch.bfloat16, torch.float32 or torch.int32");
+                    "; fgemm takes tensors of torch.float8_e4m3fn, torch.bfloat16, torch.float16, torch.float32 or "
+                    "torch.int32");
 }
 
 Device device_of(nb::handle tensor, const char* op, const char* arg) {
@@ -87,9 +91,12 @@ void init_torch_interop() {
   auto* torch = new Torch;
   const nb::module_ module = nb::module_::import_("torch");
   torch->tensor_type = reinterpret_cast<PyTypeObject*>(keep(module.attr("Tensor")));
-  const std::pair<const char*, DType> dtypes[] = {
-      {"float8_e4m3fn", DType::E4M3}, {"bfloat16", DType::BF16}, {"float32", DType::F32}, {"int32", DType::I32}};
-  for (int i = 0; i < 4; ++i) torch->dtypes[i] = DTypeEntry{keep(module.attr(dtypes[i].first)), dtypes[i].second};
+  const std::pair<const char*, DType> dtypes[] = {{"float8_e4m3fn", DType::E4M3}, {"bfloat16", DType::BF16},
+                                                  {"float16", DType::F16},        {"float32", DType::F32},
+                                                  {"int32", DType::I32}};
+  static_assert(std::size(dtypes) == std::extent_v<decltype(Torch::dtypes)>, "one entry per dtype fgemm reads");
+  for (std::size_t i = 0; i < std::size(dtypes); ++i)
+    torch->dtypes[i] = DTypeEntry{keep(module.attr(dtypes[i].first)), dtypes[i].second};
   const nb::object no_attribute = nb::none();
   const nb::object raw_stream = nb::getattr(module.attr("_C"), "_cuda_getCurrentRawStream", no_attribute);
   if (!raw_stream.is_none()) torch->raw_stream = keep(raw_stream);
@@ -145,6 +152,15 @@ std::int64_t int_argument(nb::handle object, const char* op, const char* arg) {
     fail_argument(ErrorKind::InvalidValue, op, arg, "does not fit in 64 bits: " + repr_of(value));
   }
   return result;
+}
+
+std::vector<std::int64_t> int_list_argument(nb::handle object, const char* op, const char* arg) {
+  if (!PyList_Check(object.ptr()) && !PyTuple_Check(object.ptr()))
+    fail_argument(ErrorKind::InvalidType, op, arg, "expected a list of ints, got " + type_name_of(object));
+  std::vector<std::int64_t> values;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(object.ptr()); ++i)
+    values.push_back(int_argument(PySequence_Fast_GET_ITEM(object.ptr(), i), op, arg));
+  return values;
 }
 
 Stream current_stream(const Device& device) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "fgemm/fgemm.hpp"
 
@@ -25,6 +26,9 @@ std::pair<TensorView, TensorView> tensor_pair(nanobind::handle object, const cha
 
 // A Python integer (or any object with __index__, but not a bool) passed as argument `arg`.
 std::int64_t int_argument(nanobind::handle object, const char* op, const char* arg);
+
+// A list (or tuple) of Python integers passed as argument `arg`, such as the k-grouped GEMM's ks.
+std::vector<std::int64_t> int_list_argument(nanobind::handle object, const char* op, const char* arg);
 
 // The stream torch currently uses on `device` (nullptr for the CPU), on which fgemm queues its work.
 Stream current_stream(const Device& device);

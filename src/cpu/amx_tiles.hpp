@@ -46,6 +46,11 @@ void configure_tiles() {
   asm volatile("ldtilecfg %0" : : "m"(config));
 }
 
+// GCC's _tile_loadd is inline assembly that does not declare that it reads memory: without a compiler barrier
+// on each side of the loads, the stores that fill what a tile loads (the padded copies, the sums in acc) could
+// be dropped or moved past them.
+void tile_load_fence() { asm volatile("" ::: "memory"); }
+
 // Gives the tile state back, so that the operating system need not save it at each context switch.
 void release_tiles() { _tile_release(); }
 
@@ -63,23 +68,14 @@ TileSource a_tile(const std::uint8_t* a, int rows, std::int64_t k, std::uint8_t 
   return {&padded[0][0], kAmxTileBytes};
 }
 
-// MicroKernel (kernel_set.hpp) for kPanelRows <= 32 rows and 32 columns.
+// Adds the products of kPanelRows <= 32 rows of packed A and a packed B panel over kc values of K to the sum
+// tiles 0-3 (0-1 for up to 16 rows).
 template <int kPanelRows>
-void amx_multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales,
-                        float* acc, std::int64_t acc_stride, bool first_block) {
+void amx_add_products(const std::uint8_t* a, const std::uint8_t* b, std::int64_t kc) {
   constexpr bool kTwoGroups = kPanelRows > kAmxTileRows;
   constexpr int kSecondRows = kTwoGroups ? kPanelRows - kAmxTileRows : 0;
-  const auto* a = static_cast<const std::uint8_t*>(packed_a);
-  const auto* b = static_cast<const std::uint8_t*>(packed_b);
-  alignas(64) std::uint8_t padded_a[kAmxTileRows][kAmxTileBytes];
+  alignas(64) std::uint8_t padded_a[2][kAmxTileRows][kAmxTileBytes];  // for each row group
   alignas(64) std::uint8_t padded_b[kAmxTileRows][kAmxBRowBytes];
-
-  _tile_zero(0);
-  _tile_zero(1);
-  if constexpr (kTwoGroups) {
-    _tile_zero(2);
-    _tile_zero(3);
-  }
   for (std::int64_t k = 0; k < kc; k += kAmxKStep) {
     // B: 16 pairs of K from the panel, or, for a last step of 16 values of K (K is a multiple of 16 only),
     // its 8 pairs followed by zeros: the panel ends there. (A is zero past kc already: kPadK.)
@@ -89,21 +85,38 @@ void amx_multiply_panel(const void* packed_a, const void* packed_b, std::int64_t
       std::memcpy(padded_b, b_rows, (kc - k) / 2 * kAmxBRowBytes);
       b_rows = &padded_b[0][0];
     }
+    const TileSource first = a_tile(a, kTwoGroups ? kAmxTileRows : kPanelRows, k, padded_a[0]);
+    tile_load_fence();
     _tile_loadd(6, b_rows, kAmxBRowBytes);
     _tile_loadd(7, b_rows + kAmxTileBytes, kAmxBRowBytes);
     // (The tile intrinsics take literal tile numbers.)
-    const TileSource first = a_tile(a, kTwoGroups ? kAmxTileRows : kPanelRows, k, padded_a);
     _tile_loadd(4, first.data, first.row_bytes);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
     if constexpr (kTwoGroups) {
-      const TileSource second = a_tile(a + kAmxTileRows * kAmxARowBytes, kSecondRows, k, padded_a);
+      const TileSource second = a_tile(a + kAmxTileRows * kAmxARowBytes, kSecondRows, k, padded_a[1]);
+      tile_load_fence();
       _tile_loadd(5, second.data, second.row_bytes);
       _tile_dpbf16ps(2, 5, 6);
       _tile_dpbf16ps(3, 5, 7);
     }
+    tile_load_fence();
   }
+}
 
+// MicroKernel (kernel_set.hpp) for kPanelRows <= 32 rows and 32 columns.
+template <int kPanelRows>
+void amx_multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales,
+                        float* acc, std::int64_t acc_stride, bool first_block) {
+  constexpr bool kTwoGroups = kPanelRows > kAmxTileRows;
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kTwoGroups) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  amx_add_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a), static_cast<const std::uint8_t*>(packed_b),
+                               kc);
   alignas(64) float sums[kAmxRows][kAmxCols];
   _tile_stored(0, &sums[0][0], kAmxCols * 4);
   _tile_stored(1, &sums[0][16], kAmxCols * 4);
@@ -115,6 +128,47 @@ void amx_multiply_panel(const void* packed_a, const void* packed_b, std::int64_t
   for (int r = 0; r < kPanelRows; ++r)
     for (int j = 0; j < 2; ++j) partial[r][j] = _mm512_load_ps(&sums[r][16 * j]);
   accumulate_scaled<kPanelRows>(partial, row_scales, acc, acc_stride, first_block);
+}
+
+// MicroKernel for row scales that are all 1 (KernelSet::unit_scale_micro_kernels), for whole row groups (16 or
+// 32 rows): the sums go from acc into the tiles and back, without the scaling's pass through vector registers
+// (a fifth of the time of a large BF16 GEMM). Partial groups take amx_multiply_panel: a tile loads and stores
+// all of its 16 rows.
+template <int kPanelRows>
+void amx_multiply_panel_unscaled(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales,
+                                 float* acc, std::int64_t acc_stride, bool first_block) {
+  if constexpr (kPanelRows % kAmxTileRows != 0) {
+    amx_multiply_panel<kPanelRows>(packed_a, packed_b, kc, row_scales, acc, acc_stride, first_block);
+  } else {
+    constexpr bool kTwoGroups = kPanelRows > kAmxTileRows;
+    const std::int64_t row_bytes = acc_stride * 4;
+    float* second = acc + kAmxTileRows * acc_stride;
+    if (first_block) {
+      _tile_zero(0);
+      _tile_zero(1);
+      if constexpr (kTwoGroups) {
+        _tile_zero(2);
+        _tile_zero(3);
+      }
+    } else {
+      tile_load_fence();
+      _tile_loadd(0, acc, row_bytes);
+      _tile_loadd(1, acc + 16, row_bytes);
+      if constexpr (kTwoGroups) {
+        _tile_loadd(2, second, row_bytes);
+        _tile_loadd(3, second + 16, row_bytes);
+      }
+      tile_load_fence();
+    }
+    amx_add_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a),
+                                 static_cast<const std::uint8_t*>(packed_b), kc);
+    _tile_stored(0, acc, row_bytes);
+    _tile_stored(1, acc + 16, row_bytes);
+    if constexpr (kTwoGroups) {
+      _tile_stored(2, second, row_bytes);
+      _tile_stored(3, second + 16, row_bytes);
+    }
+  }
 }
 
 }  // namespace

@@ -90,6 +90,10 @@ void multiply_span(const GemmProblem& p, const KernelSet& kernels, const Chunk& 
   const std::int64_t element = kernels.packed_element_bytes;
   const float* sfa = chunk.block->sfa + chunk.first_row * p.sfa_m_stride;
   const float* sfb = chunk.block->sfb + chunk.n0 / kBlockN * p.sfb_n_stride;
+  // 16-bit problems run with unit scales (cpu_gemm.cpp).
+  const MicroKernel* micro_kernels = p.ab_dtype != DType::E4M3 && kernels.unit_scale_micro_kernels
+                                         ? kernels.unit_scale_micro_kernels
+                                         : kernels.micro_kernels;
   for (std::int64_t block_start = 0; block_start < k_len; block_start += kBlockK) {
     const std::int64_t kb = (span_start + block_start) / kBlockK;
     const std::int64_t kc = std::min(kBlockK, k_len - block_start);
@@ -103,7 +107,7 @@ void multiply_span(const GemmProblem& p, const KernelSet& kernels, const Chunk& 
     for (std::int64_t panel = 0; panel < col_panels; ++panel) {
       const unsigned char* b_panel = b_block + panel * kc * kernels.panel_cols * element;
       split_evenly(chunk.rows, row_panels, [&](std::int64_t r0, std::int64_t panel_rows) {
-        kernels.micro_kernels[panel_rows - 1](a_block + r0 * kBlockK * element, b_panel, kc, row_scales + r0,
+        micro_kernels[panel_rows - 1](a_block + r0 * kBlockK * element, b_panel, kc, row_scales + r0,
                                               chunk.sums + r0 * kStripCols + panel * kernels.panel_cols, kStripCols,
                                               kb == 0);
       });
@@ -113,8 +117,8 @@ void multiply_span(const GemmProblem& p, const KernelSet& kernels, const Chunk& 
 
 // A unit span by span: the strip's span of B is packed once, then multiplied by the unit's rows chunk by
 // chunk.
-void multiply_unit(const GemmProblem& p, const PackedA& packed_a, const KernelSet& kernels, const WorkUnit& unit,
-                   const RowBlock& block, Scratch& scratch) {
+void multiply_unit(const GemmProblem& p, const PackedA& packed_a, const KernelSet& kernels,
+                   const OperandPacking& operands, const WorkUnit& unit, const RowBlock& block, Scratch& scratch) {
   const std::int64_t element = kernels.packed_element_bytes;
   const std::int64_t span = std::min(kSpanK, p.k_blocks() * kBlockK);  // packed blocks are kBlockK long
   auto* packed_b = static_cast<unsigned char*>(scratch.packed_b.get(kStripCols * span * element));
@@ -123,7 +127,7 @@ void multiply_unit(const GemmProblem& p, const PackedA& packed_a, const KernelSe
 
   for (std::int64_t span_start = 0; span_start < p.k; span_start += kSpanK) {
     const std::int64_t k_len = std::min(kSpanK, p.k - span_start);
-    kernels.pack_b(block.b + unit.n0 * p.b_row_stride + span_start, p.b_row_stride, unit.cols, k_len, packed_b);
+    operands.pack_b(block, unit.n0, unit.cols, span_start, k_len, packed_b);
     for (std::int64_t r0 = 0; r0 < unit.rows; r0 += kChunkRows) {
       const Chunk chunk{&block,
                         packed_a.rows(unit.block, unit.first_row + r0),
@@ -142,13 +146,13 @@ void multiply_unit(const GemmProblem& p, const PackedA& packed_a, const KernelSe
 }  // namespace
 
 void blocked_gemm(const GemmProblem& problem, const std::vector<RowBlock>& blocks, const PackedA& packed_a,
-                  const KernelSet& kernels) {
+                  const KernelSet& kernels, const OperandPacking& operands) {
   ThreadPool& pool = ThreadPool::instance();
   const std::vector<WorkUnit> units = make_units(problem, blocks, pool.num_threads());
   pool.run(static_cast<std::int64_t>(units.size()), [&](std::int64_t i) {
     thread_local Scratch scratch;
     if (kernels.begin_micro_kernels) kernels.begin_micro_kernels();
-    multiply_unit(problem, packed_a, kernels, units[i], blocks[units[i].block], scratch);
+    multiply_unit(problem, packed_a, kernels, operands, units[i], blocks[units[i].block], scratch);
     if (kernels.end_micro_kernels) kernels.end_micro_kernels();
   });
 }

@@ -5,6 +5,7 @@
 
 #include "core/problem.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/operand_packing.hpp"
 #include "cpu/packed_a.hpp"
 #include "cpu/row_blocks.hpp"
 
@@ -18,6 +19,6 @@ namespace fgemm::cpu {
 // over each K block for all its rows, into the strip's FP32 sums. Last, C is added and D written. So B is
 // decoded once per call for up to 512 rows, and A once per call.
 void blocked_gemm(const detail::GemmProblem& problem, const std::vector<RowBlock>& blocks, const PackedA& packed_a,
-                  const KernelSet& kernels);
+                  const KernelSet& kernels, const OperandPacking& operands);
 
 }  // namespace fgemm::cpu

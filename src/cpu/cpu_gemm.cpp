@@ -1,12 +1,89 @@
 #include "cpu/cpu_gemm.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "cpu/blocked_gemm.hpp"
 #include "cpu/direct_gemm.hpp"
+#include "cpu/operand_packing.hpp"
 #include "cpu/packed_a.hpp"
 #include "cpu/row_blocks.hpp"
 #include "cpu/scratch_buffer.hpp"
 
 namespace fgemm::cpu {
+namespace {
+
+using detail::GemmLayout;
+using detail::GemmProblem;
+
+// The scale of every K block of a 16-bit problem: multiplying by 1 changes no sum.
+constexpr float kUnitScale = 1.0f;
+
+// What the drivers run for a 16-bit problem: the FP8 recipe's shape with every scale kUnitScale (sfa and sfb
+// point at it with zero strides) and K rounded up to kPadK (the packers fill the values past K with zeros).
+GemmProblem with_unit_scales(const GemmProblem& problem) {
+  GemmProblem run = problem;
+  run.k = (problem.k + kPadK - 1) / kPadK * kPadK;
+  run.sfa = run.sfb = &kUnitScale;
+  run.sfa_m_stride = run.sfa_k_stride = run.sfa_group_stride = 0;
+  run.sfb_n_stride = run.sfb_k_stride = run.sfb_group_stride = 0;
+  return run;
+}
+
+// The normal, contiguous and masked layouts.
+void gemm_m_layouts(const GemmProblem& problem) {
+  const KernelSet& kernels = kernels_for(selected_isa(), problem.ab_dtype);
+  const GemmProblem run = problem.ab_dtype == DType::E4M3 ? problem : with_unit_scales(problem);
+  const OperandPacking operands(problem, kernels);
+  std::vector<RowBlock> few_rows, many_rows;
+  for (const RowBlock& block : make_row_blocks(run))
+    (block.rows <= kernels.max_direct_rows ? few_rows : many_rows).push_back(block);
+  // The packed A of the calling thread's last call is kept, so that calls of similar sizes allocate nothing.
+  thread_local ScratchBuffer few_rows_a, many_rows_a;
+  if (!few_rows.empty())
+    direct_gemm(run, few_rows, PackedA(run, few_rows, kernels, operands, few_rows_a), kernels, operands);
+  if (!many_rows.empty())
+    blocked_gemm(run, many_rows, PackedA(run, many_rows, kernels, operands, many_rows_a), kernels, operands);
+}
+
+// D[g] = C[g], or zeros without C: an expert of the k-grouped layout with no rows of K.
+void write_empty_expert(const GemmProblem& p, std::int64_t group) {
+  for (std::int64_t row = 0; row < p.m; ++row) {
+    float* d = static_cast<float*>(p.d) + group * p.d_group_stride + row * p.d_row_stride;
+    const float* c = p.c ? p.c + group * p.c_group_stride + row * p.c_row_stride : nullptr;
+    if (c == nullptr)
+      std::fill_n(d, p.n, 0.0f);
+    else if (c != d)
+      std::memcpy(d, c, p.n * sizeof(float));
+  }
+}
+
+// The k-grouped layout, expert by expert: expert g is a normal problem over its own ks[g] rows of A and B
+// (both MN-major), into D[g] with C[g].
+void gemm_k_grouped(const GemmProblem& p) {
+  std::int64_t k_start = 0;
+  for (std::int64_t group = 0; group < p.num_groups; ++group) {
+    const std::int64_t k = p.ks[group];
+    if (k == 0) {
+      write_empty_expert(p, group);
+      continue;
+    }
+    GemmProblem expert = p;
+    expert.layout = GemmLayout::Normal;
+    expert.k = k;
+    expert.num_groups = 1;
+    expert.a = p.a + k_start * p.a_row_stride * 2;  // 16-bit elements
+    expert.b = p.b + k_start * p.b_row_stride * 2;
+    expert.d = static_cast<float*>(p.d) + group * p.d_group_stride;
+    expert.c = p.c ? p.c + group * p.c_group_stride : nullptr;
+    expert.d_group_stride = expert.c_group_stride = 0;
+    expert.ks.clear();
+    gemm_m_layouts(expert);
+    k_start += k;
+  }
+}
+
+}  // namespace
 
 const KernelSet& kernels_for(Isa isa) {
   switch (isa) {
@@ -19,15 +96,18 @@ const KernelSet& kernels_for(Isa isa) {
   return kScalarKernels;
 }
 
-void gemm(const detail::GemmProblem& problem) {
-  const KernelSet& kernels = kernels_for(selected_isa());
-  std::vector<RowBlock> few_rows, many_rows;
-  for (const RowBlock& block : make_row_blocks(problem))
-    (block.rows <= kernels.max_direct_rows ? few_rows : many_rows).push_back(block);
-  // The packed A of the calling thread's last call is kept, so that calls of similar sizes allocate nothing.
-  thread_local ScratchBuffer few_rows_a, many_rows_a;
-  if (!few_rows.empty()) direct_gemm(problem, few_rows, PackedA(problem, few_rows, kernels, few_rows_a), kernels);
-  if (!many_rows.empty()) blocked_gemm(problem, many_rows, PackedA(problem, many_rows, kernels, many_rows_a), kernels);
+const KernelSet& kernels_for(Isa isa, DType input) {
+  const KernelSet& kernels = kernels_for(isa);
+  // The BF16 sets have no FP16 packers; their CPUs have AVX-512, whose FP32 set multiplies FP16 exactly.
+  if (input == DType::F16 && kernels.f16_packers.pack_a == nullptr) return kAvx512Kernels;
+  return kernels;
+}
+
+void gemm(const GemmProblem& problem) {
+  if (problem.layout == GemmLayout::KGrouped)
+    gemm_k_grouped(problem);
+  else
+    gemm_m_layouts(problem);
 }
 
 }  // namespace fgemm::cpu

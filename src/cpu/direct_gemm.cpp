@@ -30,13 +30,6 @@ struct Scratch {
   ScratchBuffer scales, lane_sums, sums, decoded_b;
 };
 
-// Asks for `bytes` bytes of each of `rows` rows to be brought into the cache: the next span of B, which
-// the hardware prefetcher does not foresee for runs this short.
-void prefetch_span(const std::uint8_t* b, std::int64_t row_stride, std::int64_t rows, std::int64_t bytes) {
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(b + r * row_stride + offset);
-}
-
 // K values per span: as many whole K blocks as fit in kSpanBytes, at least one.
 std::int64_t span_values(const GemmProblem& p, const KernelSet& kernels, std::int64_t rows) {
   const std::int64_t lane_sum_bytes = rows * kUnitCols * kernels.dot.lanes * sizeof(float);
@@ -53,7 +46,7 @@ int dot_kernel_for(std::int64_t rows) {
 }
 
 void multiply_unit(const GemmProblem& p, const RowBlock& block, const PackedA& packed_a, std::size_t block_index,
-                   const KernelSet& kernels, const WorkUnit& unit, Scratch& scratch) {
+                   const KernelSet& kernels, const OperandPacking& operands, const WorkUnit& unit, Scratch& scratch) {
   const std::int64_t rows = block.rows, element = kernels.packed_element_bytes;
 
   // scales[kb * rows + r]: the scale of row r's K block kb in this unit's tile of N.
@@ -70,9 +63,9 @@ void multiply_unit(const GemmProblem& p, const RowBlock& block, const PackedA& p
   const std::int64_t a_block_stride = packed_a.block_stride(block_index);
   for (std::int64_t span_start = 0; span_start < p.k; span_start += span) {
     const std::int64_t k_len = std::min(span, p.k - span_start), kb0 = span_start / kBlockK;
-    const std::uint8_t* b = block.b + unit.n0 * p.b_row_stride + span_start;
-    prefetch_span(b + k_len, p.b_row_stride, unit.cols, std::min(span, p.k - span_start - k_len));
-    kernels.dot.decode_rows(b, p.b_row_stride, unit.cols, k_len, decoded);
+    // The next span of B, which the hardware prefetcher does not foresee for runs this short.
+    operands.prefetch_b(block, unit.n0, unit.cols, span_start + k_len, std::min(span, p.k - span_start - k_len));
+    operands.decode_b_rows(block, unit.n0, unit.cols, span_start, k_len, decoded);
     const std::int64_t row_elements = (k_len + kPadK - 1) / kPadK * kPadK;
     // Columns past N (in the last unit) that share a tile with columns before it multiply zeros; their
     // sums are not written.
@@ -96,7 +89,7 @@ void multiply_unit(const GemmProblem& p, const RowBlock& block, const PackedA& p
 }  // namespace
 
 void direct_gemm(const GemmProblem& problem, const std::vector<RowBlock>& blocks, const PackedA& packed_a,
-                 const KernelSet& kernels) {
+                 const KernelSet& kernels, const OperandPacking& operands) {
   std::vector<WorkUnit> units;
   for (std::size_t i = 0; i < blocks.size(); ++i)
     for (std::int64_t n0 = 0; n0 < problem.n; n0 += kUnitCols)
@@ -104,7 +97,7 @@ void direct_gemm(const GemmProblem& problem, const std::vector<RowBlock>& blocks
   ThreadPool::instance().run(static_cast<std::int64_t>(units.size()), [&](std::int64_t i) {
     thread_local Scratch scratch;
     const WorkUnit& unit = units[i];
-    multiply_unit(problem, blocks[unit.block], packed_a, unit.block, kernels, unit, scratch);
+    multiply_unit(problem, blocks[unit.block], packed_a, unit.block, kernels, operands, unit, scratch);
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/problem.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/operand_packing.hpp"
 #include "cpu/packed_a.hpp"
 #include "cpu/row_blocks.hpp"
 
@@ -16,6 +17,6 @@ namespace fgemm::cpu {
 // micro-kernels) into a buffer that stays in L1, and a dot kernel multiplies each decoded row by the rows of
 // A, scaling once per K block. Every row of B is decoded once.
 void direct_gemm(const detail::GemmProblem& problem, const std::vector<RowBlock>& blocks, const PackedA& packed_a,
-                 const KernelSet& kernels);
+                 const KernelSet& kernels, const OperandPacking& operands);
 
 }  // namespace fgemm::cpu

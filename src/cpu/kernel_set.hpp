@@ -1,10 +1,10 @@
 // The instruction-set-specific half of the CPU backend (blocked_gemm.cpp and direct_gemm.cpp drive it): how
-// A and B are decoded from E4M3 and packed, the micro-kernels that multiply packed blocks, and the dot
-// kernels of the path for few rows.
+// A and B are decoded from E4M3 (or read as BF16 or FP16, in either storage order) and packed, the
+// micro-kernels that multiply packed blocks, the dot kernels of the path for few rows, and D's rounding.
 //
 // Each instruction set's kernel set lives in its own file compiled with that set's flags. This header is
 // shared by files compiled with different flags, so it holds declarations only (no inline code; code that
-// the sets share lives in headers of internal linkage: avx512_common.hpp, dot_tile.hpp).
+// the sets share lives in headers of internal linkage: avx512_common.hpp, dot_tile.hpp, pack_16bit.hpp).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +70,33 @@ using DotKernel = void (*)(const void* packed_a, std::int64_t a_block_stride, co
 // out[j] = sums[j] + c[j] (or sums[j] where c is null) rounded to BF16 as bf16_from_float does (to nearest,
 // ties to even; a NaN stays a NaN, quietened), for j in [0, cols): one row of a BF16 D.
 using WriteBf16Row = void (*)(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out);
+// The same for an FP16 D, rounded as f16_from_float does (to nearest, ties to even; past 65504 to infinity).
+using WriteF16Row = void (*)(const float* sums, const float* c, std::int64_t cols, std::uint16_t* out);
+
+// A BF16 or FP16 operand as the 16-bit packers read it, in either storage order: value (i, k), i a row of A
+// or of B (a column of D) and k along K, at data[i * i_stride + k * k_stride] (elements; K-major operands have
+// k_stride 1, MN-major ones i_stride 1).
+struct Matrix16 {
+  const std::uint16_t* data;
+  std::int64_t i_stride;
+  std::int64_t k_stride;
+};
+
+// The packers of 16-bit operands write the layouts of PackA, PackB and DecodeRows for k_len values of K (a
+// multiple of kPadK) of which the first k_valid are the operand's and the rest zero: the CPU backend runs a
+// 16-bit problem over K rounded up to kPadK, so that the kernels see whole vectors, and any K works.
+using Pack16A = void (*)(const Matrix16& a, std::int64_t rows, std::int64_t k_len, std::int64_t k_valid,
+                         std::int64_t packed_rows, void* packed);
+using Pack16B = void (*)(const Matrix16& b, std::int64_t cols, std::int64_t k_len, std::int64_t k_valid, void* packed);
+using Decode16Rows = void (*)(const Matrix16& b, std::int64_t rows, std::int64_t k_len, std::int64_t k_valid,
+                              void* decoded);
+
+// The packers of one 16-bit input type into a kernel set's element type.
+struct Packers16 {
+  Pack16A pack_a;
+  Pack16B pack_b;
+  Decode16Rows decode_rows;
+};
 
 // The row counts R of the dot kernels: DotKernels::kernels[i] handles kDotRows[i] rows.
 constexpr int kDotRows[] = {1, 2, 4};
@@ -92,8 +119,16 @@ struct KernelSet {
   PackA pack_a;
   PackB pack_b;
   MicroKernel micro_kernels[kMaxPanelRows];
+  // The same for problems whose row scales are all 1 (the 16-bit ones), where a set has faster ones that
+  // rely on it (max_rows of them); null where it has none.
+  const MicroKernel* unit_scale_micro_kernels;
   DotKernels dot;
   WriteBf16Row write_bf16_row;
+  WriteF16Row write_f16_row;
+  // BF16 and FP16 operands (kernel_set_16bit.hpp). The sets whose element type is BF16 have no FP16 packers
+  // (all null): FP16 in BF16 would lose 3 bits of every value, so FP16 problems run an FP32 set instead.
+  Packers16 bf16_packers;
+  Packers16 f16_packers;
   // Called by each thread before and after its share of the blocked path, where the micro-kernels need
   // per-thread state (AMX: the tile configuration); null for the sets that need none.
   void (*begin_micro_kernels)();

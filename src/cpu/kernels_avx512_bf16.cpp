@@ -11,7 +11,9 @@
 #include "cpu/amx_tiles.hpp"
 #include "cpu/avx512_common.hpp"
 #include "cpu/dot_tile.hpp"
+#include "cpu/f16.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/pack_16bit.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -49,9 +51,10 @@ void prefetch_ahead(const std::uint8_t* row, std::int64_t k, std::int64_t k_len)
 }
 
 // Panel layout: [kc / 2][kCols] pairs, built from 16x16 blocks of pairs: 16 columns' runs of 32 values of
-// K (16 pairs), transposed.
-void pack_b(const std::uint8_t* b, std::int64_t row_stride, std::int64_t cols, std::int64_t k_len, void* packed) {
-  const Bf16Table table = load_bf16_table();
+// K (16 pairs), transposed. load_run(col, k, count) returns the BF16 values [k, k + count) of column col
+// (count 16 or 32; zeros after them).
+template <class LoadRun>
+void pack_b_transposing(std::int64_t cols, std::int64_t k_len, void* packed, LoadRun load_run) {
   const std::int64_t padded_cols = (cols + kCols - 1) / kCols * kCols;
   for (std::int64_t panel_start = 0; panel_start < cols; panel_start += kCols) {
     for (std::int64_t half = 0; half < kCols; half += 16) {
@@ -64,12 +67,7 @@ void pack_b(const std::uint8_t* b, std::int64_t row_stride, std::int64_t cols, s
         __m512i rows[16];
         for (int i = 0; i < 16; ++i) {
           const std::int64_t col = panel_start + half + i;
-          if (col >= cols) {
-            rows[i] = _mm512_setzero_si512();
-            continue;
-          }
-          prefetch_ahead(b + col * row_stride, k, k_len);
-          rows[i] = decode_to_bf16(table, load_codes(b + col * row_stride + k, count));
+          rows[i] = col < cols ? load_run(col, k, count) : _mm512_setzero_si512();
         }
         transpose_16x16(rows);
         for (int j = 0; j < count / 2; ++j) _mm512_store_si512(out + j * kCols, rows[j]);
@@ -77,6 +75,56 @@ void pack_b(const std::uint8_t* b, std::int64_t row_stride, std::int64_t cols, s
     }
   }
 }
+
+void pack_b(const std::uint8_t* b, std::int64_t row_stride, std::int64_t cols, std::int64_t k_len, void* packed) {
+  const Bf16Table table = load_bf16_table();
+  pack_b_transposing(cols, k_len, packed, [&](std::int64_t col, std::int64_t k, std::int64_t count) {
+    prefetch_ahead(b + col * row_stride, k, k_len);
+    return decode_to_bf16(table, load_codes(b + col * row_stride + k, count));
+  });
+}
+
+// The lanes of the first `count` (at most 32) 16-bit values.
+__mmask32 first_values(std::int64_t count) {
+  return count >= 32 ? ~__mmask32(0) : count <= 0 ? __mmask32(0) : static_cast<__mmask32>((1u << count) - 1);
+}
+
+// Pack16B of BF16 operands with vector loads and shuffles (the portable packer, one value at a time, took most
+// of a large GEMM's time): a K-major B transposed as pack_b does, an MN-major one by interleaving its rows of
+// K two by two into pairs.
+void pack_b_bf16(const Matrix16& b, std::int64_t cols, std::int64_t k_len, std::int64_t k_valid, void* packed) {
+  if (b.k_stride == 1) {
+    pack_b_transposing(cols, k_len, packed, [&](std::int64_t col, std::int64_t k, std::int64_t) {
+      return _mm512_maskz_loadu_epi16(first_values(k_valid - k), b.data + col * b.i_stride + k);
+    });
+    return;
+  }
+  // Pair c of the first (second) half of 32 columns: value c (16 + c) of row k, then of row k + 1.
+  alignas(64) std::uint16_t first_half[32], second_half[32];
+  for (int c = 0; c < 16; ++c) {
+    first_half[2 * c] = c, first_half[2 * c + 1] = 32 + c;
+    second_half[2 * c] = 16 + c, second_half[2 * c + 1] = 48 + c;
+  }
+  const __m512i first_index = _mm512_load_si512(first_half), second_index = _mm512_load_si512(second_half);
+  const std::int64_t padded_cols = (cols + kCols - 1) / kCols * kCols;
+  for (std::int64_t panel_start = 0; panel_start < cols; panel_start += kCols) {
+    const __mmask32 columns = first_values(cols - panel_start);
+    for (std::int64_t k = 0; k < k_len; k += 2) {
+      const std::int64_t block_start = k / kBlockK * kBlockK;
+      const std::int64_t kc = k_len - block_start < kBlockK ? k_len - block_start : kBlockK;
+      Bf16Pair* out = static_cast<Bf16Pair*>(packed) + (block_start * padded_cols + panel_start * kc) / 2 +
+                      (k - block_start) / 2 * kCols;
+      const std::uint16_t* row = b.data + k * b.k_stride + panel_start;
+      const __m512i even = _mm512_maskz_loadu_epi16(k < k_valid ? columns : 0, row);
+      const __m512i odd = _mm512_maskz_loadu_epi16(k + 1 < k_valid ? columns : 0, row + b.k_stride);
+      _mm512_storeu_si512(out, _mm512_permutex2var_epi16(even, first_index, odd));
+      _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi16(even, second_index, odd));
+    }
+  }
+}
+
+// The portable packers of BF16 operands, with the vector pack_b above.
+constexpr Packers16 bf16_packers_of(Packers16 portable) { return {portable.pack_a, pack_b_bf16, portable.decode_rows}; }
 
 template <int kPanelRows>
 void multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales, float* acc,
@@ -119,11 +167,18 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_a,
           pack_b,
           {multiply_panel<kPanelIndex + 1>...},
+          nullptr,
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
+          write_f16_row_portable,
+          bf16_packers_of(make_packers_16bit<std::uint16_t, false, kCols>()),
+          {},
           nullptr,
           nullptr};
 }
+
+template <std::size_t... kPanelIndex>
+constexpr MicroKernel kAmxUnitScaleKernels[] = {amx_multiply_panel_unscaled<kPanelIndex + 1>...};
 
 template <std::size_t... kPanelIndex>
 constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
@@ -135,8 +190,12 @@ constexpr KernelSet make_amx_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_a,
           pack_b,
           {amx_multiply_panel<kPanelIndex + 1>...},
+          kAmxUnitScaleKernels<kPanelIndex...>,
           make_dot_kernels<kDotTile, Bf16PairLanes>(decode_rows),
           write_bf16_row,
+          write_f16_row_portable,
+          bf16_packers_of(make_packers_16bit<std::uint16_t, false, kAmxCols>()),
+          {},
           configure_tiles,
           release_tiles};
 }

@@ -5,7 +5,9 @@
 #include "cpu/bf16.hpp"
 #include "cpu/dot_tile.hpp"
 #include "cpu/e4m3.hpp"
+#include "cpu/f16.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/pack_16bit.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -94,8 +96,12 @@ constexpr KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           pack_a,
           pack_b,
           {multiply_panel<kPanelIndex + 1>...},
+          nullptr,
           make_dot_kernels<kDotTile, ScalarLanes>(decode_rows),
           write_bf16_row,
+          write_f16_row_portable,
+          make_packers_16bit<float, false, kCols>(),
+          make_packers_16bit<float, true, kCols>(),
           nullptr,
           nullptr};
 }

@@ -21,7 +21,7 @@ struct PackTask {
 }  // namespace
 
 PackedA::PackedA(const detail::GemmProblem& p, const std::vector<RowBlock>& blocks, const KernelSet& kernels,
-                 ScratchBuffer& storage)
+                 const OperandPacking& operands, ScratchBuffer& storage)
     : blocks_(blocks), element_bytes_(kernels.packed_element_bytes) {
   std::int64_t elements = 0;
   std::vector<PackTask> tasks;
@@ -36,8 +36,8 @@ PackedA::PackedA(const detail::GemmProblem& p, const std::vector<RowBlock>& bloc
   ThreadPool::instance().run(static_cast<std::int64_t>(tasks.size()), [&](std::int64_t t) {
     const PackTask& task = tasks[t];
     const RowBlock& block = blocks[task.block];
-    kernels.pack_a(block.a + task.first_row * p.a_row_stride + task.k0, p.a_row_stride, task.rows,
-                   std::min(kTaskK, p.k - task.k0), block.rows, at(task.block, task.first_row, task.k0 / kBlockK));
+    operands.pack_a(block, task.first_row, task.rows, task.k0, std::min(kTaskK, p.k - task.k0), block.rows,
+                    at(task.block, task.first_row, task.k0 / kBlockK));
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/problem.hpp"
 #include "cpu/kernel_set.hpp"
+#include "cpu/operand_packing.hpp"
 #include "cpu/row_blocks.hpp"
 #include "cpu/scratch_buffer.hpp"
 
@@ -13,11 +14,12 @@ namespace fgemm::cpu {
 
 class PackedA {
  public:
-  // Decodes the rows of every block, in parallel on the process's thread pool, into `storage`: block i is
+  // Packs the rows of every block (through `operands`), in parallel on the process's thread pool, into
+  // `storage`: block i is
   // PackA's layout with packed_rows = its row count and every K block, so that its rows [r0, r0 + rows) of
   // K block kb start at element kb * block_stride(i) + r0 * kBlockK of rows(i, 0).
   PackedA(const detail::GemmProblem& problem, const std::vector<RowBlock>& blocks, const KernelSet& kernels,
-          ScratchBuffer& storage);
+          const OperandPacking& operands, ScratchBuffer& storage);
 
   // Row `row` of block `block`, K block 0.
   const unsigned char* rows(std::size_t block, std::int64_t row) const { return at(block, row, 0); }

@@ -4,7 +4,9 @@
 
 #include "cpu/bf16.hpp"
 #include "cpu/e4m3.hpp"
+#include "cpu/f16.hpp"
 #include "cpu/row_blocks.hpp"
+#include "fgemm/fgemm.hpp"
 
 namespace fgemm::cpu {
 namespace {
@@ -12,45 +14,100 @@ namespace {
 using detail::GemmLayout;
 using detail::GemmProblem;
 
-// Row `row` of D in group `group` (of A, sfa, C and D; 0 unless masked), with the weights of `expert`.
-void compute_row(const GemmProblem& p, std::int64_t group, std::int64_t expert, std::int64_t row) {
-  const std::uint8_t* a = p.a + group * p.a_group_stride + row * p.a_row_stride;
-  const float* sfa = p.sfa + group * p.sfa_group_stride + row * p.sfa_m_stride;
-  const std::int64_t d_index = group * p.d_group_stride + row * p.d_row_stride;
-  for (std::int64_t n = 0; n < p.n; ++n) {
-    const std::uint8_t* b = p.b + expert * p.b_group_stride + n * p.b_row_stride;
-    const float* sfb = p.sfb + expert * p.sfb_group_stride + (n / 128) * p.sfb_n_stride;
-    float acc = 0.0f;
-    for (std::int64_t kb = 0; kb < p.k_blocks(); ++kb) {
-      float partial = 0.0f;
-      for (std::int64_t k = kb * 128; k < std::min(p.k, kb * 128 + 128); ++k)
-        partial += kE4m3.value[a[k]] * kE4m3.value[b[k]];
-      acc += sfa[kb * p.sfa_k_stride] * sfb[kb * p.sfb_k_stride] * partial;
-    }
-    if (p.c) acc += p.c[group * p.c_group_stride + row * p.c_row_stride + n];
-    if (p.d_dtype == DType::F32)
-      static_cast<float*>(p.d)[d_index + n] = acc;
-    else
-      static_cast<std::uint16_t*>(p.d)[d_index + n] = bf16_from_float(acc);
+// Where a row of D comes from: A's group (masked) or none, B's expert, D's (and C's) group, and the values
+// of K it sums (all of K but in the k-grouped layout).
+struct RowSource {
+  std::int64_t a_group;
+  std::int64_t b_group;
+  std::int64_t d_group;
+  std::int64_t k_begin;
+  std::int64_t k_end;
+};
+
+// Element (i, k) of a stored operand, i a row of A or of B (a column of D), in elements.
+std::int64_t offset(bool mn_major, std::int64_t row_stride, std::int64_t i, std::int64_t k) {
+  return mn_major ? k * row_stride + i : i * row_stride + k;
+}
+
+double value_16bit(DType dtype, const std::uint8_t* base, std::int64_t index) {
+  const std::uint16_t bits = reinterpret_cast<const std::uint16_t*>(base)[index];
+  return dtype == DType::BF16 ? float_from_bf16(bits) : float_from_f16(bits);
+}
+
+// FP8: every K block summed in FP32 and scaled, as ARCHITECTURE.md (Semantics) says.
+float fp8_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n) {
+  const std::uint8_t* a = p.a + s.a_group * p.a_group_stride + row * p.a_row_stride;
+  const float* sfa = p.sfa + s.a_group * p.sfa_group_stride + row * p.sfa_m_stride;
+  const std::uint8_t* b = p.b + s.b_group * p.b_group_stride + n * p.b_row_stride;
+  const float* sfb = p.sfb + s.b_group * p.sfb_group_stride + (n / 128) * p.sfb_n_stride;
+  float acc = 0.0f;
+  for (std::int64_t kb = 0; kb < p.k_blocks(); ++kb) {
+    float partial = 0.0f;
+    for (std::int64_t k = kb * 128; k < std::min(p.k, kb * 128 + 128); ++k)
+      partial += kE4m3.value[a[k]] * kE4m3.value[b[k]];
+    acc += sfa[kb * p.sfa_k_stride] * sfb[kb * p.sfb_k_stride] * partial;
   }
+  return acc;
+}
+
+// BF16 and FP16: the exact products summed in FP64.
+double sum_16bit(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n) {
+  const std::uint8_t* a = p.a + s.a_group * p.a_group_stride * 2;
+  const std::uint8_t* b = p.b + s.b_group * p.b_group_stride * 2;
+  double acc = 0.0;
+  for (std::int64_t k = s.k_begin; k < s.k_end; ++k)
+    acc += value_16bit(p.ab_dtype, a, offset(p.a_mn_major, p.a_row_stride, row, k)) *
+           value_16bit(p.ab_dtype, b, offset(p.b_mn_major, p.b_row_stride, n, k));
+  return acc;
+}
+
+void compute_row(const GemmProblem& p, const RowSource& s, std::int64_t row) {
+  const std::int64_t d_index = s.d_group * p.d_group_stride + row * p.d_row_stride;
+  for (std::int64_t n = 0; n < p.n; ++n) {
+    double acc = p.ab_dtype == DType::E4M3 ? fp8_sum(p, s, row, n) : sum_16bit(p, s, row, n);
+    if (p.c) acc += p.c[s.d_group * p.c_group_stride + row * p.c_row_stride + n];
+    const auto value = static_cast<float>(acc);
+    switch (p.d_dtype) {
+      case DType::F32: static_cast<float*>(p.d)[d_index + n] = value; break;
+      case DType::F16: static_cast<std::uint16_t*>(p.d)[d_index + n] = f16_from_float(value); break;
+      default: static_cast<std::uint16_t*>(p.d)[d_index + n] = bf16_from_float(value); break;
+    }
+  }
+}
+
+// The expert of row `row` in the contiguous layout, or -1.
+std::int64_t contiguous_expert(const GemmProblem& p, std::int64_t row) {
+  if (p.m_indices) return p.m_indices[row];
+  for (std::int64_t g = 0; g < p.num_groups; ++g) {
+    constexpr std::int64_t kAlignment = kMAlignmentForContiguousLayout;
+    const std::int64_t begin = g == 0 ? 0 : (p.psum[g - 1] + kAlignment - 1) / kAlignment * kAlignment;
+    if (row >= begin && row < p.psum[g]) return g;
+  }
+  return -1;
 }
 
 }  // namespace
 
 void reference_gemm(const GemmProblem& p) {
   check_group_arrays(p);
-  for (std::int64_t group = 0; group < (p.layout == GemmLayout::Masked ? p.num_groups : 1); ++group) {
+  const bool grouped_d = p.layout == GemmLayout::Masked || p.layout == GemmLayout::KGrouped;
+  std::int64_t k_begin = 0;
+  for (std::int64_t group = 0; group < (grouped_d ? p.num_groups : 1); ++group) {
     for (std::int64_t row = 0; row < p.m; ++row) {
       switch (p.layout) {
-        case GemmLayout::Normal: compute_row(p, 0, 0, row); break;
-        case GemmLayout::Contiguous:
-          if (p.m_indices[row] >= 0) compute_row(p, 0, p.m_indices[row], row);
+        case GemmLayout::Normal: compute_row(p, {0, 0, 0, 0, p.k}, row); break;
+        case GemmLayout::Contiguous: {
+          const std::int64_t expert = contiguous_expert(p, row);
+          if (expert >= 0) compute_row(p, {0, expert, 0, 0, p.k}, row);
           break;
+        }
         case GemmLayout::Masked:
-          if (row < p.masked_m[group]) compute_row(p, group, group, row);
+          if (row < p.masked_m[group]) compute_row(p, {group, group, group, 0, p.k}, row);
           break;
+        case GemmLayout::KGrouped: compute_row(p, {0, 0, group, k_begin, k_begin + p.ks[group]}, row); break;
       }
     }
+    if (p.layout == GemmLayout::KGrouped) k_begin += p.ks[group];
   }
 }
 

@@ -1,12 +1,13 @@
 // ARCHITECTURE.md (Semantics) written as plain loops, the yardstick the tests hold the fast path to. It shares only the
-// E4M3 table and the BF16 rounding with the fast path. Slow: for tests.
+// E4M3 table, the 16-bit conversions and the group arrays' checks with the fast path. Slow: for tests.
 #pragma once
 
 #include "core/problem.hpp"
 
 namespace fgemm::cpu {
 
-// Computes a validated problem in host memory, all three layouts, one output element at a time.
+// Computes a validated problem in host memory, every layout and input type, one output element at a time: FP8
+// as the recipe says (FP32 sums of K blocks), BF16 and FP16 with FP64 sums (then C, then one rounding to D).
 void reference_gemm(const detail::GemmProblem& problem);
 
 }  // namespace fgemm::cpu

@@ -12,6 +12,10 @@ void write_d(const detail::GemmProblem& p, const KernelSet& kernels, const RowBl
       kernels.write_bf16_row(sum, c, cols, static_cast<std::uint16_t*>(block.d) + row * p.d_row_stride + n0);
       continue;
     }
+    if (p.d_dtype == DType::F16) {
+      kernels.write_f16_row(sum, c, cols, static_cast<std::uint16_t*>(block.d) + row * p.d_row_stride + n0);
+      continue;
+    }
     float* out = static_cast<float*>(block.d) + row * p.d_row_stride + n0;
     if (c)
       for (std::int64_t j = 0; j < cols; ++j) out[j] = sum[j] + c[j];

@@ -79,7 +79,8 @@ struct Case {
   bool slices = false;        // every operand is a slice of a wider tensor with padded rows
   bool mn_major_sfa = false;  // sfa column-major with M padded to 4, as DeepGEMM wants it
   std::int64_t groups = 1;
-  std::vector<std::int32_t> group_array;  // m_indices (contiguous) or masked_m (masked)
+  ContiguousLayout form = ContiguousLayout::MIndices;
+  std::vector<std::int32_t> group_array;  // m_indices or psum (contiguous, as `form` says) or masked_m (masked)
 };
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
@@ -159,7 +160,11 @@ class Operands {
   bool row_written(std::int64_t group, std::int64_t row) const {
     switch (case_.layout) {
       case GemmLayout::Normal: return true;
-      case GemmLayout::Contiguous: return case_.group_array[row] >= 0;
+      case GemmLayout::Contiguous:
+        if (case_.form == ContiguousLayout::MIndices) return case_.group_array[row] >= 0;
+        for (std::size_t g = 0; g < case_.group_array.size(); ++g)
+          if (row >= (g == 0 ? 0 : round_up(case_.group_array[g - 1], 128)) && row < case_.group_array[g]) return true;
+        return false;
       case GemmLayout::Masked: return row < case_.group_array[group];
     }
     return false;
@@ -170,7 +175,9 @@ class Operands {
     const Views v = views(d);
     switch (case_.layout) {
       case GemmLayout::Normal: fp8_gemm_nt(v.a, v.sfa, v.b, v.sfb, v.d, v.c); break;
-      case GemmLayout::Contiguous: m_grouped_fp8_gemm_nt_contiguous(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array); break;
+      case GemmLayout::Contiguous:
+        m_grouped_fp8_gemm_nt_contiguous(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array, case_.form);
+        break;
       case GemmLayout::Masked: m_grouped_fp8_gemm_nt_masked(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array, case_.m); break;
     }
   }
@@ -180,8 +187,8 @@ class Operands {
     const Views v = views(d);
     switch (case_.layout) {
       case GemmLayout::Normal: return detail::validate_normal(v.a, v.sfa, v.b, v.sfb, v.d, v.c);
-      case GemmLayout::Contiguous: return detail::validate_contiguous(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array,
-                                                                      ContiguousLayout::MIndices);
+      case GemmLayout::Contiguous:
+        return detail::validate_contiguous(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array, case_.form);
       case GemmLayout::Masked: return detail::validate_masked(v.a, v.sfa, v.b, v.sfb, v.d, v.group_array, case_.m);
       case GemmLayout::KGrouped: break;
     }
@@ -393,6 +400,19 @@ Case contiguous(std::vector<std::pair<int, int>> runs, std::int64_t groups, std:
   return c;
 }
 
+// The prefix-sum form: expert g's rows run from psum[g - 1] rounded up to 128 to psum[g]; rows past the last
+// sum are padding.
+Case contiguous_psum(std::vector<std::int32_t> psum, std::int64_t m_sum, std::int64_t n, std::int64_t k, DType d_dtype,
+                     const std::string& name) {
+  Case c = normal(m_sum, n, k, d_dtype);
+  c.layout = GemmLayout::Contiguous;
+  c.form = ContiguousLayout::Psum;
+  c.groups = static_cast<std::int64_t>(psum.size());
+  c.group_array = std::move(psum);
+  c.name = "contiguous_psum_" + name + "_" + c.name;
+  return c;
+}
+
 Case masked(std::vector<std::int32_t> masked_m, std::int64_t m_max, std::int64_t n, std::int64_t k, DType d_dtype) {
   Case c = normal(m_max, n, k, d_dtype);
   c.layout = GemmLayout::Masked;
@@ -427,6 +447,11 @@ std::vector<Case> cases() {
       contiguous(aligned, 3, 200, 144, bf16, "aligned"),
       mn_major_sfa(sliced(contiguous(aligned, 3, 72, 400, f32, "aligned"))),
       contiguous(ragged, 3, 136, 272, f32, "ragged"),
+      // Experts 0 [0, 100), 1 none, 2 [128, 300), 3 none (it would start at 384), 4 [384, 385), 5 [512, 530);
+      // the rest padding.
+      contiguous_psum({100, 128, 300, 300, 385, 530}, 560, 200, 144, bf16, "unaligned"),
+      mn_major_sfa(sliced(contiguous_psum({3, 256, 256, 300}, 300, 72, 400, f32, "aligned"))),
+      contiguous_psum({0, 0}, 128, 72, 16, bf16, "empty"),
       masked({0, 1, 64}, 64, 200, 144, bf16),
       mn_major_sfa(sliced(masked({64, 0, 1}, 64, 72, 400, f32))),
       masked({37, 64, 5}, 64, 1000, 16, bf16),
@@ -641,6 +666,20 @@ TEST_P(BadExpertIndex, IsAnErrorNamingTheRowAndValueAndWritesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(cpu, BadExpertIndex, testing::Values(-2, 2, 1000, INT32_MIN));
+
+// A prefix sum below the one before it, or beyond M_sum (256 rows), at expert 1.
+class BadPrefixSum : public testing::TestWithParam<std::int32_t> {};
+
+TEST_P(BadPrefixSum, IsAnErrorNamingTheExpertAndValueAndWritesNothing) {
+  Case c = contiguous_psum({100, GetParam(), 256}, 256, 72, 16, DType::BF16, "bad");
+  Operands ops(c);
+  Buffer d = ops.poisoned_d(c.d_dtype);
+  expect_error([&] { ops.run(d); }, ErrorKind::InvalidValue,
+               {"m_grouped_fp8_gemm_nt_contiguous", "'m_indices'", "expert 1", std::to_string(GetParam())});
+  expect_all_poisoned(ops, d, c.d_dtype);
+}
+
+INSTANTIATE_TEST_SUITE_P(cpu, BadPrefixSum, testing::Values(99, -1, 257, INT32_MAX));
 
 class BadMaskedM : public testing::TestWithParam<std::int32_t> {};
 

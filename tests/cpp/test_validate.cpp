@@ -4,8 +4,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fgemm/fgemm.hpp"
+#include "fgemm/gemm_16bit.hpp"
 
 namespace fgemm {
 namespace {
@@ -168,21 +170,30 @@ const Violation kViolations[] = {
     {"expected_m_negative", Layout::Masked, [](Call& c) { c.expected_m = -3; }, kValue, "expected_m"},
 };
 
+// Runs a broken call, expecting an fgemm::Error of `kind` whose message starts with the operation, names the
+// argument and says `also_said`.
+template <class BrokenCall>
+void expect_error(const BrokenCall& call, ErrorKind kind, const char* op, const char* argument,
+                  const char* also_said = "") {
+  try {
+    call.run();
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.kind(), kind) << message;
+    EXPECT_EQ(message.rfind(std::string("fgemm.") + op + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find(std::string("argument '") + argument + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(also_said), std::string::npos) << message;
+  }
+}
+
 class BrokenRule : public testing::TestWithParam<Violation> {};
 
 TEST_P(BrokenRule, ThrowsTheRightKindNamingTheArgument) {
   const Violation& violation = GetParam();
   Call call = valid_call(violation.layout);
   violation.breaks(call);
-  try {
-    call.run();
-    FAIL() << "no error";
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_EQ(error.kind(), violation.kind) << message;
-    EXPECT_EQ(message.rfind(std::string("fgemm.") + operation(violation.layout) + ": ", 0), 0u) << message;
-    EXPECT_NE(message.find(std::string("argument '") + violation.argument + "'"), std::string::npos) << message;
-  }
+  expect_error(call, violation.kind, operation(violation.layout), violation.argument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Validate, BrokenRule, testing::ValuesIn(kViolations),
@@ -195,6 +206,233 @@ TEST_P(ValidCall, IsAccepted) { EXPECT_NO_THROW(valid_call(GetParam()).run()); }
 
 INSTANTIATE_TEST_SUITE_P(Validate, ValidCall, testing::Values(Layout::Normal, Layout::Contiguous, Layout::Masked),
                          [](const testing::TestParamInfo<Layout>& info) { return std::string(operation(info.param)); });
+
+// ---- the BF16 and FP16 GEMMs ------------------------------------------------------------------------------
+
+enum class Op16 { Bf16Nt, Fp16Nt, Bf16Tn, ContiguousBf16Nt, ContiguousFp16NnPsum, MaskedFp16, KGroupedBf16 };
+
+constexpr std::int64_t kK16 = 128;
+
+struct alignas(64) Storage16 {
+  std::uint16_t a[kGroups * kM * kK16];
+  std::uint16_t b[kGroups * kN * kK16];
+  float d[kGroups * kM * kN];
+  float c[kGroups * kM * kN];
+  std::int32_t m_indices[kM];
+  std::int32_t psum[kGroups];
+  std::int32_t masked_m[kGroups];
+  std::int32_t ks[kGroups];
+};
+
+// The arguments of one 16-bit call, valid until a test breaks one of them.
+struct Call16 {
+  Op16 op;
+  TensorView a, b, d, group_array;
+  std::optional<TensorView> c;
+  std::vector<std::int64_t> ks;
+  std::int64_t expected_m = 4;
+
+  void run() const {
+    switch (op) {
+      case Op16::Bf16Nt: bf16_gemm_nt(a, b, d, c); break;
+      case Op16::Fp16Nt: fp16_gemm_nt(a, b, d, c); break;
+      case Op16::Bf16Tn: bf16_gemm_tn(a, b, d, c); break;
+      case Op16::ContiguousBf16Nt: m_grouped_bf16_gemm_nt_contiguous(a, b, d, group_array); break;
+      case Op16::ContiguousFp16NnPsum:
+        m_grouped_fp16_gemm_nn_contiguous(a, b, d, group_array, ContiguousLayout::Psum);
+        break;
+      case Op16::MaskedFp16: m_grouped_fp16_gemm_nt_masked(a, b, d, group_array, expected_m); break;
+      case Op16::KGroupedBf16: k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, group_array, c); break;
+    }
+  }
+};
+
+const char* operation(Op16 op) {
+  switch (op) {
+    case Op16::Bf16Nt: return "bf16_gemm_nt";
+    case Op16::Fp16Nt: return "fp16_gemm_nt";
+    case Op16::Bf16Tn: return "bf16_gemm_tn";
+    case Op16::ContiguousBf16Nt: return "m_grouped_bf16_gemm_nt_contiguous";
+    case Op16::ContiguousFp16NnPsum: return "m_grouped_fp16_gemm_nn_contiguous";
+    case Op16::MaskedFp16: return "m_grouped_fp16_gemm_nt_masked";
+    case Op16::KGroupedBf16: return "k_grouped_bf16_gemm_tn_contiguous";
+  }
+  return "";
+}
+
+// Zeroed operands: m_indices put every row in expert 0, the prefix sums [0, kM] give expert 1 every row,
+// masked_m computes nothing, ks = {128, 0}.
+Call16 valid_call(Op16 op) {
+  static Storage16 storage{};
+  Storage16& s = storage;
+  Call16 call;
+  call.op = op;
+  const DType type = op == Op16::Fp16Nt || op == Op16::ContiguousFp16NnPsum || op == Op16::MaskedFp16 ? DType::F16
+                                                                                                      : DType::BF16;
+  switch (op) {
+    case Op16::Bf16Nt:
+    case Op16::Fp16Nt:
+      call.a = make_tensor_view(s.a, type, {kM, kK16});
+      call.b = make_tensor_view(s.b, type, {kN, kK16});
+      call.d = make_tensor_view(s.d, type, {kM, kN});
+      call.c = make_tensor_view(s.c, DType::F32, {kM, kN});
+      break;
+    case Op16::Bf16Tn:
+      call.a = make_tensor_view(s.a, type, {kK16, kM});
+      call.b = make_tensor_view(s.b, type, {kK16, kN});
+      call.d = make_tensor_view(s.d, DType::F32, {kM, kN});
+      break;
+    case Op16::ContiguousBf16Nt:
+      call.a = make_tensor_view(s.a, type, {kM, kK16});
+      call.b = make_tensor_view(s.b, type, {kGroups, kN, kK16});
+      call.d = make_tensor_view(s.d, type, {kM, kN});
+      call.group_array = make_tensor_view(s.m_indices, DType::I32, {kM});
+      break;
+    case Op16::ContiguousFp16NnPsum:
+      s.psum[1] = kM;
+      call.a = make_tensor_view(s.a, type, {kM, kK16});
+      call.b = make_tensor_view(s.b, type, {kGroups, kK16, kN});
+      call.d = make_tensor_view(s.d, DType::F32, {kM, kN});
+      call.group_array = make_tensor_view(s.psum, DType::I32, {kGroups});
+      break;
+    case Op16::MaskedFp16:
+      call.a = make_tensor_view(s.a, type, {kGroups, kM, kK16});
+      call.b = make_tensor_view(s.b, type, {kGroups, kN, kK16});
+      call.d = make_tensor_view(s.d, type, {kGroups, kM, kN});
+      call.group_array = make_tensor_view(s.masked_m, DType::I32, {kGroups});
+      break;
+    case Op16::KGroupedBf16:
+      call.a = make_tensor_view(s.a, type, {kK16, kM});
+      call.b = make_tensor_view(s.b, type, {kK16, kN});
+      call.d = make_tensor_view(s.d, DType::F32, {kGroups, kM, kN});
+      call.c = make_tensor_view(s.c, DType::F32, {kGroups, kM, kN});
+      call.ks = {kK16, 0};
+      s.ks[0] = kK16;
+      call.group_array = make_tensor_view(s.ks, DType::I32, {kGroups});
+      break;
+  }
+  return call;
+}
+
+struct Violation16 {
+  const char* name;
+  Op16 op;
+  void (*breaks)(Call16&);
+  ErrorKind kind;
+  const char* argument;
+  const char* also_said = "";  // more of the message that must be there
+};
+
+void PrintTo(const Violation16& violation, std::ostream* out) { *out << violation.name; }
+
+// A view of the same memory with the last two dimensions swapped: what `x.t()` passes.
+void transpose(TensorView& view) {
+  std::swap(view.shape[view.ndim - 1], view.shape[view.ndim - 2]);
+  std::swap(view.strides[view.ndim - 1], view.strides[view.ndim - 2]);
+}
+
+const Violation16 kViolations16[] = {
+    // Element types.
+    {"fp16_a_with_bf16_b", Op16::Fp16Nt, [](Call16& c) { c.b.dtype = DType::BF16; }, kType, "b", "float16"},
+    {"fp16_a_for_bf16", Op16::Bf16Nt, [](Call16& c) { c.a.dtype = DType::F16; }, kType, "a", "bfloat16"},
+    {"d_of_the_other_16bit_type", Op16::Bf16Nt, [](Call16& c) { c.d.dtype = DType::F16; }, kType, "d"},
+    {"d_not_f32_for_k_grouped", Op16::KGroupedBf16, [](Call16& c) { c.d.dtype = DType::BF16; }, kType, "d"},
+    {"c_not_f32", Op16::Bf16Nt, [](Call16& c) { c.c->dtype = DType::BF16; }, kType, "c"},
+    // A transposed view passed to the letter of the other storage order.
+    {"a_transposed_for_n", Op16::Bf16Nt,
+     [](Call16& c) {
+       c.a = make_tensor_view(c.a.data, c.a.dtype, {kK16, kM});
+       transpose(c.a);
+     },
+     kValue, "a", "bf16_gemm_tt"},
+    {"b_transposed_for_t", Op16::Bf16Nt,
+     [](Call16& c) {
+       c.b = make_tensor_view(c.b.data, c.b.dtype, {kK16, kN});
+       transpose(c.b);
+     },
+     kValue, "b", "bf16_gemm_nn"},
+    {"b_transposed_for_n", Op16::Bf16Tn,
+     [](Call16& c) {
+       c.b = make_tensor_view(c.b.data, c.b.dtype, {kN, kK16});
+       transpose(c.b);
+     },
+     kValue, "b", "bf16_gemm_tt"},
+    {"grouped_b_transposed_for_n", Op16::ContiguousFp16NnPsum,
+     [](Call16& c) {
+       c.b = make_tensor_view(c.b.data, c.b.dtype, {kGroups, kN, kK16});
+       transpose(c.b);
+     },
+     kValue, "b", "m_grouped_fp16_gemm_nt_contiguous"},
+    // Shapes.
+    {"k_of_b_differs", Op16::Fp16Nt,
+     [](Call16& c) {
+       reshape(c.b, {kN, kK16 - 8});
+     },
+     kValue, "b"},
+    {"k_of_b_differs_mn_major", Op16::Bf16Tn,
+     [](Call16& c) {
+       reshape(c.b, {kK16 - 8, kN});
+     },
+     kValue, "b"},
+    {"k_of_grouped_b_differs", Op16::ContiguousBf16Nt,
+     [](Call16& c) {
+       reshape(c.b, {kGroups, kN, kK16 + 8});
+     },
+     kValue, "b"},
+    {"d_shape_wrong", Op16::Bf16Tn,
+     [](Call16& c) {
+       reshape(c.d, {kM, kN - 8});
+     },
+     kValue, "d"},
+    {"psum_length_wrong", Op16::ContiguousFp16NnPsum, [](Call16& c) { reshape(c.group_array, {kGroups + 1}); }, kValue,
+     "grouped_layout"},
+    {"m_indices_length_wrong", Op16::ContiguousBf16Nt, [](Call16& c) { reshape(c.group_array, {kM - 1}); }, kValue,
+     "grouped_layout"},
+    // The k-grouped layout's counts.
+    {"ks_sum_not_rows_of_a", Op16::KGroupedBf16,
+     [](Call16& c) {
+       c.ks = {kK16, kK16};
+     },
+     kValue, "ks", "but a and b have 128 rows"},
+    {"ks_not_multiple_of_128", Op16::KGroupedBf16,
+     [](Call16& c) {
+       c.ks = {64, 64};
+     },
+     kValue, "ks", "multiples of 128"},
+    {"ks_negative", Op16::KGroupedBf16,
+     [](Call16& c) {
+       c.ks = {256, -128};
+     },
+     kValue, "ks"},
+    {"ks_one_per_expert", Op16::KGroupedBf16, [](Call16& c) { c.ks = {kK16}; }, kValue, "ks"},
+    {"ks_tensor_length_wrong", Op16::KGroupedBf16, [](Call16& c) { reshape(c.group_array, {kGroups + 1}); }, kValue,
+     "ks_tensor"},
+    {"b_rows_not_a_rows_k", Op16::KGroupedBf16, [](Call16& c) { reshape(c.b, {kK16 - 8, kN}); }, kValue, "b"},
+    // Scalars.
+    {"expected_m_zero", Op16::MaskedFp16, [](Call16& c) { c.expected_m = 0; }, kValue, "expected_m"},
+    {"expected_m_negative", Op16::MaskedFp16, [](Call16& c) { c.expected_m = -1; }, kValue, "expected_m"},
+};
+
+class BrokenRule16 : public testing::TestWithParam<Violation16> {};
+
+TEST_P(BrokenRule16, ThrowsTheRightKindNamingTheArgument) {
+  const Violation16& violation = GetParam();
+  Call16 call = valid_call(violation.op);
+  violation.breaks(call);
+  expect_error(call, violation.kind, operation(violation.op), violation.argument, violation.also_said);
+}
+
+INSTANTIATE_TEST_SUITE_P(Validate, BrokenRule16, testing::ValuesIn(kViolations16),
+                         [](const testing::TestParamInfo<Violation16>& info) { return std::string(info.param.name); });
+
+class ValidCall16 : public testing::TestWithParam<Op16> {};
+
+TEST_P(ValidCall16, IsAccepted) { EXPECT_NO_THROW(valid_call(GetParam()).run()); }
+
+INSTANTIATE_TEST_SUITE_P(Validate, ValidCall16,
+                         testing::Values(Op16::Bf16Nt, Op16::Fp16Nt, Op16::Bf16Tn, Op16::ContiguousBf16Nt,
+                                         Op16::ContiguousFp16NnPsum, Op16::MaskedFp16, Op16::KGroupedBf16),
+                         [](const testing::TestParamInfo<Op16>& info) { return std::string(operation(info.param)); });
 
 }  // namespace
 }  // namespace fgemm

@@ -46,13 +46,13 @@ def reference_gemm(a, sfa, b, sfb, c=None):
     return d
 
 
-def nan_poisoned_slice(shape, dtype):
+def nan_poisoned_slice(shape, dtype, device="cpu"):
     """(storage, view): view has `shape` and lies strictly inside a NaN-filled storage, with one spare row
     above and below and spare columns on the right; its row stride stays a multiple of 16 bytes."""
     *lead, rows, cols = shape
     elements_per_16_bytes = 16 // torch.empty((), dtype=dtype).element_size()
     width = math.ceil((cols + 1) / elements_per_16_bytes) * elements_per_16_bytes
-    storage = torch.full((*lead, rows + 2, width), float("nan"), dtype=dtype)
+    storage = torch.full((*lead, rows + 2, width), float("nan"), dtype=dtype, device=device)
     return storage, storage[..., 1 : rows + 1, :cols]
 
 

@@ -24,13 +24,14 @@ def gen():
     return torch.Generator().manual_seed(1)
 
 
-def quantized_operands(groups=None):
-    """DeepGEMM's test recipe: per-token A, per-block B, sfa made MN-major by transform_sf_into_required_layout."""
+def quantized_operands(groups=None, m=M):
+    """DeepGEMM's test recipe: per-token A [m, K], per-block B, sfa made MN-major by
+    transform_sf_into_required_layout."""
     g = gen()
-    x = torch.randn(M, K, generator=g, dtype=torch.bfloat16)
+    x = torch.randn(m, K, generator=g, dtype=torch.bfloat16)
     w = torch.randn((groups or 1) * N, K, generator=g, dtype=torch.bfloat16)
     a, sfa = per_token_cast_to_fp8(x, use_ue8m0=False)
-    sfa = deep_gemm.transform_sf_into_required_layout(sfa, M, K, (1, 128, 128), is_sfa=True)
+    sfa = deep_gemm.transform_sf_into_required_layout(sfa, m, K, (1, 128, 128), is_sfa=True)
     b, sfb = per_block_cast_to_fp8(w, use_ue8m0=False)
     if groups is not None:
         b, sfb = b.view(groups, N, K), sfb.view(groups, N // 128, K // 128)
@@ -85,16 +86,37 @@ def test_contiguous_gemm_with_deepgemm_keywords_equals_fgemm():
     assert torch.equal(legacy, expected)
 
 
-def test_contiguous_gemm_names_grouped_layout_and_refuses_the_psum_layout():
+def test_contiguous_gemm_takes_the_psum_layout():
+    # Group 0 has rows 0-99, group 1 starts at 128 (100 rounded up to a multiple of 128) and ends at 176.
+    m = 256
+    lhs, rhs = quantized_operands(groups=G, m=m)
+    m_indices = torch.full((m,), -1, dtype=torch.int32)
+    m_indices[:100], m_indices[128:176] = 0, 1
+    expected = torch.zeros(m, N, dtype=torch.bfloat16)
+    fgemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, expected, m_indices)
+    d = torch.zeros_like(expected)
+    deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, torch.tensor([100, 176], dtype=torch.int32),
+                                               use_psum_layout=True, expected_m_for_psum_layout=64)
+    assert torch.equal(d, expected) and (d[100:128] == 0).all() and (d[176:] == 0).all()
+
+
+def test_contiguous_gemm_names_grouped_layout_and_checks_its_options():
     lhs, rhs = quantized_operands(groups=G)
     d = torch.zeros(M, N, dtype=torch.bfloat16)
     with pytest.raises(TypeError, match="argument 'grouped_layout'"):
         deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, contiguous_layout().long())
-    with pytest.raises(NotImplementedError, match="use_psum_layout"):
-        deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, torch.tensor([32, 48], dtype=torch.int32),
-                                                   use_psum_layout=True, expected_m_for_psum_layout=32)
     with pytest.raises(TypeError, match="argument 'ensure_zero_padding'"):
         deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, contiguous_layout(), ensure_zero_padding=None)
+    with pytest.raises(ValueError, match="argument 'expected_m_for_psum_layout' must be None without"):
+        deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, contiguous_layout(), expected_m_for_psum_layout=32)
+    psum = torch.tensor([32, 48], dtype=torch.int32)
+    with pytest.raises(ValueError, match="argument 'expected_m_for_psum_layout' must be a positive"):
+        deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, psum, use_psum_layout=True,
+                                                   expected_m_for_psum_layout=0)
+    with pytest.raises(TypeError, match="argument 'use_psum_layout'"):
+        deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, psum, use_psum_layout=1)
+    with pytest.raises(ValueError, match="argument 'grouped_layout'"):  # [M_sum] where [G] is expected
+        deep_gemm.m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, contiguous_layout(), use_psum_layout=True)
 
 
 def test_masked_gemm_with_deepgemm_keywords_equals_fgemm():
@@ -132,9 +154,29 @@ MISSING = sorted(set(deep_gemm.__all__) - set(deep_gemm.IMPLEMENTED) - {"install
 
 
 def test_deepgemms_other_functions_are_listed_as_missing():
-    for name in ("bf16_gemm_nt", "k_grouped_fp8_gemm_tn_contiguous", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
-                 "einsum", "fp8_mqa_logits", "m_grouped_bf16_gemm_nt_masked", "set_pdl", "pack_ue8m0_to_int"):
+    for name in ("k_grouped_fp8_gemm_tn_contiguous", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
+                 "einsum", "fp8_mqa_logits", "set_pdl", "pack_ue8m0_to_int"):
         assert name in MISSING
+
+
+def test_16bit_gemms_with_deepgemm_keywords_equal_fgemm():
+    g = gen()
+    a = torch.randn(M, K, generator=g, dtype=torch.bfloat16)
+    b = torch.randn(G, N, K, generator=g, dtype=torch.bfloat16)
+    expected, d = torch.zeros(M, N), torch.zeros(M, N)
+    fgemm.bf16_gemm_nt(a, b[0], expected)
+    deep_gemm.bf16_gemm_nt(a, b[0], d, c=None, compiled_dims="nk")
+    assert torch.equal(d, expected)
+    expected, d = torch.zeros(M, N), torch.zeros(M, N)
+    fgemm.m_grouped_bf16_gemm_nt_contiguous(a, b, expected, contiguous_layout())
+    deep_gemm.m_grouped_bf16_gemm_nt_contiguous(a, b, d, grouped_layout=contiguous_layout(), compiled_dims="nk",
+                                                use_psum_layout=False, ensure_zero_padding=False,
+                                                expected_m_for_psum_layout=None)
+    assert torch.equal(d, expected) and (d[48:] == 0).all() and (d[:48] != 0).any()
+    with pytest.raises(TypeError, match="deep_gemm.m_grouped_bf16_gemm_nn_contiguous: argument 'ensure_zero_padding'"):
+        deep_gemm.m_grouped_bf16_gemm_nn_contiguous(a, b.transpose(1, 2).contiguous(), d, contiguous_layout(),
+                                                    ensure_zero_padding="yes")
+    assert deep_gemm.k_grouped_fp16_gemm_tn_contiguous is fgemm.k_grouped_fp16_gemm_tn_contiguous
 
 
 @pytest.mark.parametrize("name", MISSING)

@@ -1,5 +1,6 @@
 """fgemm.matmul on the CPU: a @ b for torch tensors and NumPy arrays of any shape, FP8 against FP64, the kind
-and dtype of what it returns, the precision "auto" picks, and the precisions not built."""
+and dtype of what it returns, BF16 and FP16 against the product of the rounded operands, the precision "auto"
+picks, and the precisions not built."""
 
 import logging
 
@@ -62,10 +63,20 @@ def test_auto_picks_fp8_on_the_cpu_and_says_so(caplog):
     assert torch.equal(auto, fgemm.matmul(a, b, precision="fp8"))
 
 
-@pytest.mark.parametrize("precision,name", [("int8", "INT8"), ("bf16", "BF16"), ("fp16", "FP16")])
-def test_precisions_not_built_say_so(precision, name):
-    with pytest.raises(NotImplementedError, match=f"{name} GEMMs are not available in this build"):
-        fgemm.matmul(random((4, 32)), random((32, 8)), precision=precision)
+def test_precisions_not_built_say_so():
+    with pytest.raises(NotImplementedError, match="INT8 GEMMs are not available in this build"):
+        fgemm.matmul(random((4, 32)), random((32, 8)), precision="int8")
+
+
+@pytest.mark.parametrize("precision,dtype", [("bf16", torch.bfloat16), ("fp16", torch.float16)])
+@pytest.mark.parametrize("m,k,n", [(7, 100, 30), (130, 300, 257), (3, 1, 5), (0, 16, 8), (4, 32, 0)])
+def test_16bit_precisions_are_the_product_of_the_rounded_operands(precision, dtype, m, k, n):
+    a, b = random((m, k)), random((k, n), seed=1)
+    result = fgemm.matmul(a, b, precision=precision)
+    assert result.shape == (m, n) and result.dtype == torch.float32
+    # The rounding of the operands is the whole error: FP32 accumulation is exact far below it.
+    assert fgemm.calc_diff(result, a.to(dtype).double() @ b.to(dtype).double()) < 1e-6
+    assert fgemm.matmul(a, b, precision=precision, out_dtype=dtype).dtype == dtype
 
 
 @pytest.mark.parametrize(
@@ -95,3 +106,6 @@ def test_matmul_on_the_gpu():
     on_gpu = fgemm.matmul(a.cuda(), b.cuda(), out_dtype=torch.bfloat16)
     assert on_gpu.is_cuda and fgemm.calc_diff(on_gpu.cpu(), a.double() @ b.double()) < FP8_CALC_DIFF_BOUND
     assert fgemm.auto_precision("cuda") == "fp8"
+    for precision, dtype in (("bf16", torch.bfloat16), ("fp16", torch.float16)):
+        on_gpu = fgemm.matmul(a.cuda(), b.cuda(), precision=precision)
+        assert fgemm.calc_diff(on_gpu.cpu(), a.to(dtype).double() @ b.to(dtype).double()) < 1e-6

@@ -10,6 +10,10 @@ DEEPGEMM_NAMES = [
     "set_num_sms", "get_num_sms", "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor",
     "get_col_major_tma_aligned_tensor", "get_m_alignment_for_contiguous_layout", "get_mk_alignment_for_contiguous_layout",
     "transform_sf_into_required_layout", "ceil_div", "calc_diff", "per_token_cast_to_fp8", "per_block_cast_to_fp8",
+    *(f"{dtype}_gemm_{letters}" for dtype in ("bf16", "fp16") for letters in ("nt", "nn", "tn", "tt")),
+    *(f"m_grouped_{dtype}_gemm_{letters}_contiguous" for dtype in ("bf16", "fp16") for letters in ("nt", "nn")),
+    "m_grouped_bf16_gemm_nt_masked", "m_grouped_fp16_gemm_nt_masked",
+    "k_grouped_bf16_gemm_tn_contiguous", "k_grouped_fp16_gemm_tn_contiguous",
 ]
 
 

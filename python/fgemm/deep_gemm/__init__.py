@@ -1,6 +1,6 @@
 """fgemm in place of DeepGEMM: `deep_gemm`'s names, arguments and environment variables for what fgemm
-implements (its FP8 NT GEMMs on Hopper, and the CPU), and a NotImplementedError naming each of DeepGEMM's
-functions that fgemm lacks.
+implements (its FP8 NT GEMMs and its BF16 and FP16 GEMMs, on Hopper and the CPU), and a NotImplementedError
+naming each of DeepGEMM's functions that fgemm lacks.
 
     import fgemm.deep_gemm
     fgemm.deep_gemm.install()   # `import deep_gemm` (and deep_gemm.utils, deep_gemm.testing) now give these
@@ -48,35 +48,87 @@ def fp8_gemm_nt(a: TensorPair, b: TensorPair, d: torch.Tensor, c: Optional[torch
     fgemm.fp8_gemm_nt(a, b, d, c, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
 
 
+def _check_contiguous_options(op: str, use_psum_layout, ensure_zero_padding, expected_m_for_psum_layout) -> None:
+    """DeepGEMM's options of the contiguous layout that fgemm accepts without their changing the result."""
+    if not isinstance(ensure_zero_padding, bool):
+        raise TypeError(f"{op}: argument 'ensure_zero_padding' expected a bool, got "
+                        f"{type(ensure_zero_padding).__name__}")
+    if expected_m_for_psum_layout is None:
+        return
+    if use_psum_layout is not True:
+        raise ValueError(f"{op}: argument 'expected_m_for_psum_layout' must be None without use_psum_layout, got "
+                         f"{expected_m_for_psum_layout!r}")
+    if isinstance(expected_m_for_psum_layout, bool) or not isinstance(expected_m_for_psum_layout, int):
+        raise TypeError(f"{op}: argument 'expected_m_for_psum_layout' expected an int or None, got "
+                        f"{type(expected_m_for_psum_layout).__name__}")
+    if expected_m_for_psum_layout <= 0:
+        raise ValueError(f"{op}: argument 'expected_m_for_psum_layout' must be a positive hint of the rows per "
+                         f"group, got {expected_m_for_psum_layout}")
+
+
+_CONTIGUOUS_OPTIONS_DOC = """
+
+    ensure_zero_padding may be True or False: it is read by DeepGEMM's SM100 kernels only, and fgemm, like
+    DeepGEMM on Hopper, leaves the padding rows of d as they were. expected_m_for_psum_layout, a hint of the
+    rows per group, may be None or a positive int with use_psum_layout=True and must be None without it; fgemm
+    chooses its kernels from the layout itself."""
+
+
+def _with_contiguous_options_doc(function):
+    function.__doc__ += _CONTIGUOUS_OPTIONS_DOC
+    return function
+
+
+@_with_contiguous_options_doc
 def m_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tensor, grouped_layout: torch.Tensor,
                                      recipe: Recipe = None, recipe_a: Recipe = None, recipe_b: Recipe = None,
                                      compiled_dims: str = "nk", disable_ue8m0_cast: bool = False,
                                      use_psum_layout: bool = False, ensure_zero_padding: bool = True,
                                      expected_m_for_psum_layout: Optional[int] = None) -> None:
     """fgemm.m_grouped_fp8_gemm_nt_contiguous with DeepGEMM's arguments: grouped_layout is fgemm's m_indices
-    (int32 [M_sum], -1 on padding rows). use_psum_layout=True (prefix sums of the groups' rows) raises
-    NotImplementedError; expected_m_for_psum_layout must then be None. ensure_zero_padding may be True or
-    False: it is read by DeepGEMM's SM100 kernels only, and fgemm, like DeepGEMM on Hopper, leaves the
-    padding rows of d as they were."""
+    (int32 [M_sum], -1 on padding rows; with use_psum_layout=True, int32 [G], the prefix sums of the groups'
+    rows)."""
     op = "deep_gemm.m_grouped_fp8_gemm_nt_contiguous"
-    if use_psum_layout is not False:
-        raise NotImplementedError(f"{op}: use_psum_layout=True is not implemented by fgemm (no prefix-sum layout)")
-    if expected_m_for_psum_layout is not None:
-        raise ValueError(f"{op}: argument 'expected_m_for_psum_layout' must be None without use_psum_layout, got "
-                         f"{expected_m_for_psum_layout!r}")
-    if not isinstance(ensure_zero_padding, bool):
-        raise TypeError(f"{op}: argument 'ensure_zero_padding' expected a bool, got "
-                        f"{type(ensure_zero_padding).__name__}")
+    _check_contiguous_options(op, use_psum_layout, ensure_zero_padding, expected_m_for_psum_layout)
     try:
         fgemm.m_grouped_fp8_gemm_nt_contiguous(a, b, d, grouped_layout, recipe, recipe_a, recipe_b, compiled_dims,
-                                               disable_ue8m0_cast)
+                                               disable_ue8m0_cast, use_psum_layout)
     except (TypeError, ValueError) as error:
         # fgemm's name of this argument is m_indices; the caller knows it as grouped_layout.
         message = str(error).replace("argument 'm_indices'", "argument 'grouped_layout'")
         raise type(error)(message) from None
 
 
+def _contiguous_16bit(gemm):
+    """fgemm's m-grouped contiguous 16-bit GEMM `gemm` with DeepGEMM's further arguments."""
+
+    def with_deepgemm_options(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor, grouped_layout: torch.Tensor,
+                              compiled_dims: str = "nk", use_psum_layout: bool = False,
+                              ensure_zero_padding: bool = True,
+                              expected_m_for_psum_layout: Optional[int] = None) -> None:
+        _check_contiguous_options(f"deep_gemm.{gemm.__name__}", use_psum_layout, ensure_zero_padding,
+                                  expected_m_for_psum_layout)
+        gemm(a, b, d, grouped_layout, compiled_dims, use_psum_layout)
+
+    with_deepgemm_options.__name__ = with_deepgemm_options.__qualname__ = gemm.__name__
+    with_deepgemm_options.__doc__ = f"fgemm.{gemm.__name__} with DeepGEMM's arguments." + _CONTIGUOUS_OPTIONS_DOC
+    return with_deepgemm_options
+
+
 m_grouped_fp8_gemm_nt_masked = fgemm.m_grouped_fp8_gemm_nt_masked
+# The 16-bit GEMMs take DeepGEMM's arguments as they are, but for the contiguous layout's further options.
+bf16_gemm_nt, bf16_gemm_nn, bf16_gemm_tn, bf16_gemm_tt = (fgemm.bf16_gemm_nt, fgemm.bf16_gemm_nn, fgemm.bf16_gemm_tn,
+                                                          fgemm.bf16_gemm_tt)
+fp16_gemm_nt, fp16_gemm_nn, fp16_gemm_tn, fp16_gemm_tt = (fgemm.fp16_gemm_nt, fgemm.fp16_gemm_nn, fgemm.fp16_gemm_tn,
+                                                          fgemm.fp16_gemm_tt)
+m_grouped_bf16_gemm_nt_contiguous = _contiguous_16bit(fgemm.m_grouped_bf16_gemm_nt_contiguous)
+m_grouped_bf16_gemm_nn_contiguous = _contiguous_16bit(fgemm.m_grouped_bf16_gemm_nn_contiguous)
+m_grouped_fp16_gemm_nt_contiguous = _contiguous_16bit(fgemm.m_grouped_fp16_gemm_nt_contiguous)
+m_grouped_fp16_gemm_nn_contiguous = _contiguous_16bit(fgemm.m_grouped_fp16_gemm_nn_contiguous)
+m_grouped_bf16_gemm_nt_masked = fgemm.m_grouped_bf16_gemm_nt_masked
+m_grouped_fp16_gemm_nt_masked = fgemm.m_grouped_fp16_gemm_nt_masked
+k_grouped_bf16_gemm_tn_contiguous = fgemm.k_grouped_bf16_gemm_tn_contiguous
+k_grouped_fp16_gemm_tn_contiguous = fgemm.k_grouped_fp16_gemm_tn_contiguous
 # DeepGEMM's names of the same GEMMs that also take FP4 operands; fgemm takes FP8 ones (FP4 is a TypeError).
 fp8_fp4_gemm_nt = fp8_gemm_nt
 m_grouped_fp8_fp4_gemm_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
@@ -102,10 +154,6 @@ def m_grouped_gemm_fp8_fp8_bf16_nt_masked(lhs: TensorPair, rhs: TensorPair, out:
 
 
 _MISSING = {
-    **not_implemented_group("BF16 GEMMs",
-                            "bf16_gemm_nt bf16_gemm_nn bf16_gemm_tn bf16_gemm_tt m_grouped_bf16_gemm_nt_contiguous "
-                            "m_grouped_bf16_gemm_nn_contiguous m_grouped_bf16_gemm_nt_masked "
-                            "k_grouped_bf16_gemm_tn_contiguous"),
     **not_implemented_group("GEMMs with an MN-major A or B (NN, TN, TT layouts)",
                             "fp8_gemm_nn fp8_gemm_tn fp8_gemm_tt fp8_fp4_gemm_nn fp8_fp4_gemm_tn fp8_fp4_gemm_tt "
                             "m_grouped_fp8_gemm_nn_contiguous m_grouped_fp8_fp4_gemm_nn_contiguous"),
@@ -149,6 +197,6 @@ IMPLEMENTED = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked", "fp8_fp4_gemm_nt",
     "m_grouped_fp8_fp4_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nt_masked", "gemm_fp8_fp8_bf16_nt",
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked", "set_num_sms",
-    "get_num_sms", "calc_diff", *utils.IMPLEMENTED,
+    "get_num_sms", "calc_diff", *fgemm.gemm_16bit.NAMES, *utils.IMPLEMENTED,
 ]
 __all__ = IMPLEMENTED + sorted(_MISSING) + sorted(utils._MISSING) + ["install", "utils", "testing"]

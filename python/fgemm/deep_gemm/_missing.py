@@ -8,7 +8,8 @@ def not_implemented(name: str, what: str):
     def missing(*args, **kwargs):
         raise NotImplementedError(f"deep_gemm.{name} is not implemented by fgemm: fgemm has no {what}. fgemm "
                                   f"implements DeepGEMM's FP8 NT GEMMs (normal, m-grouped contiguous and masked) "
-                                  f"with FP32 scales per 1x128 and 128x128 block, on Hopper and the CPU.")
+                                  f"with FP32 scales per 1x128 and 128x128 block, and its BF16 and FP16 GEMMs, on "
+                                  f"Hopper and the CPU.")
 
     missing.__name__ = missing.__qualname__ = name
     missing.__doc__ = f"DeepGEMM's {name}: not implemented by fgemm (no {what}); raises NotImplementedError."

@@ -1,0 +1,71 @@
+"""What a fuzz case's D must satisfy, as a list of problems (empty when it passes).
+
+- storage outside D untouched (still NaN): nothing written past D's edges;
+- D's kept rows (padding of the contiguous layout, rows past masked_m) still NaN;
+- every other row free of NaN, `calc_diff` against the FP64 reference below the bound of its precision
+  (1e-5 for BF16 and FP16 operands; 1e-3 for FP8, ARCHITECTURE.md, Semantics), and every element within a
+  bound of its own: the rounding of D's type relative to the element (or its spacing among subnormal
+  numbers), plus the accumulation's error relative
+  to the sum of the absolute values of its terms. So a few wrong elements that calc_diff would average away (a
+  wrong partial tile at an edge, a small expert) are caught too, and an element that cancels to almost 0 is not
+  held to its own size.
+"""
+
+import dataclasses
+
+import torch
+
+import fgemm
+from fuzz_tensors import TORCH_DTYPES
+from operands import outside
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    calc_diff: float
+    rounding: float  # of |reference|: the rounding of D's type
+    subnormal: float  # the spacing of D's type below its smallest normal number (FP16: 2^-24)
+    accumulation: float  # of the sum of the terms' absolute values
+
+
+# D's rounding: half a unit in the last place (BF16 2^-9, FP16 2^-11), doubled; FP32 D has none to speak of.
+ROUNDING = {"bf16": 2.0**-8, "fp16": 2.0**-10, "fp32": 2.0**-20}
+# FP32 accumulators lose a few units of 2^-24 per addition (2^-14 leaves room for K in the thousands); the
+# FP8 tensor cores accumulate at reduced precision between promotions.
+ACCUMULATION = {"bf16": 2.0**-14, "fp16": 2.0**-14, "fp8": 2.0**-10}
+
+
+def tolerance(ab_dtype, out):
+    info = torch.finfo(TORCH_DTYPES[out])
+    return Tolerance(calc_diff=1e-3 if ab_dtype == "fp8" else 1e-5, rounding=ROUNDING[out],
+                     subnormal=info.smallest_normal * info.eps, accumulation=ACCUMULATION[ab_dtype])
+
+
+def check(outcome, tol):
+    """(problems, calc_diff over D's computed rows; NaN where there are none or they hold NaN)."""
+    found = []
+    if not torch.isnan(outside(outcome.storage, outcome.d)).all():
+        found.append("elements outside D's view were written")
+    n = outcome.d.shape[-1]
+    got, expected, kept = outcome.d.reshape(-1, n), outcome.expected.reshape(-1, n), outcome.kept
+    magnitude = outcome.magnitude.reshape(-1, n)[~kept]
+    written = ~torch.isnan(got[kept])
+    if written.any():
+        found.append(f"{int(written.any(1).sum())} rows that must keep their values were written")
+    got, expected = got[~kept].double(), expected[~kept]
+    unwritten = torch.isnan(got)
+    if unwritten.any():
+        rows = unwritten.any(1).nonzero().squeeze(1)
+        found.append(f"NaN in {int(unwritten.sum())} elements of {rows.numel()} computed rows (the first: computed "
+                     f"row {int(rows[0])})")
+        return found, float("nan")
+    diff = fgemm.calc_diff(got, expected) if got.numel() else float("nan")
+    if diff >= tol.calc_diff:
+        found.append(f"calc_diff {diff:.3e} >= {tol.calc_diff:.0e}")
+    bound = tol.rounding * expected.abs() + tol.subnormal + tol.accumulation * magnitude
+    wrong = (got - expected).abs() > bound
+    if wrong.any():
+        row, col = (int(i) for i in wrong.nonzero()[0])
+        found.append(f"{int(wrong.sum())} elements beyond their bound, the first at computed row {row}, column "
+                     f"{col}: {float(got[row, col]):.6g} instead of {float(expected[row, col]):.6g}")
+    return found, diff

@@ -1,0 +1,158 @@
+"""The BF16 and FP16 GEMMs on the GPU against the float64 product of the same 16-bit values (checks_16bit.py):
+M from 0 to 5000, N and K not multiples of 64 or 128, every layout letter, dtype, output dtype and C, D inside
+NaN-filled buffers, the grouped layouts with empty groups, the masked GEMM replayed from a CUDA graph with new
+counts, and compute-sanitizer's memcheck and racecheck on small shapes of every function."""
+
+import random
+
+import pytest
+import torch
+
+import fgemm
+from checks_16bit import (
+    OUT_AND_C,
+    check_contiguous,
+    check_dense,
+    check_k_grouped,
+    check_masked,
+    check_masked_rows,
+    masked_operands,
+)
+from operands_16bit import DTYPES, LETTERS, MAX_DIFF
+from sanitizer import assert_sanitizer_clean
+
+pytestmark = pytest.mark.gpu
+
+# The M of every dense combination: the edges of the tiles and the kernels' choices, and random ones.
+_RNG = random.Random(2026)
+M_VALUES = [0, 1, 64, 127, 4097] + [_RNG.randint(0, 5000) for _ in range(3)]
+
+
+@pytest.mark.parametrize("out,c_mode", OUT_AND_C)
+@pytest.mark.parametrize("letters", LETTERS)
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_dense_every_combination(dtype_name, letters, out, c_mode):
+    for m in M_VALUES:
+        check_dense(dtype_name, letters, out, c_mode, m, n=1001, k=776, spare_columns=m % 2, device="cuda")
+
+
+def random_dense_cases(count, seed):
+    rng = random.Random(seed)
+    cases = []
+    for i in range(count):
+        m = rng.choice([1, 63, 65, 129, 1000, 2049, 5000, rng.randint(0, 5000)])
+        n = rng.choice([8, 24, 100, 200, 1000, 2112, 4097, rng.randint(1, 4100)])
+        k = 8 * rng.randint(1, 512) if i % 3 else rng.choice([8, 16, 120, 136, 4104, 7168])
+        letters, dtype_name = LETTERS[i % 4], ("bf16", "fp16")[i // 4 % 2]
+        out, c_mode = OUT_AND_C[i % len(OUT_AND_C)]
+        cases.append((dtype_name, letters, out, c_mode, m, n, k, i % 2))
+    return cases
+
+
+@pytest.mark.parametrize("dtype_name,letters,out,c_mode,m,n,k,spare_columns", random_dense_cases(40, seed=16))
+def test_dense_random_shapes(dtype_name, letters, out, c_mode, m, n, k, spare_columns):
+    check_dense(dtype_name, letters, out, c_mode, m, n, k, spare_columns, device="cuda")
+
+
+@pytest.mark.parametrize("use_psum_layout", [False, True])
+@pytest.mark.parametrize("out", ["same", "fp32"])
+@pytest.mark.parametrize("letters", ["nt", "nn"])
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_m_grouped_contiguous(dtype_name, letters, out, use_psum_layout):
+    rng = random.Random(len(dtype_name + letters + out) + use_psum_layout)
+    for rows_per_group, tail, n, k in [([0, 300, 1, 128, 0, 777], 5, 1001, 776), ([1], 0, 24, 8),
+                                       ([0, 0, 4097], 127, 200, 4104),
+                                       ([rng.randint(0, 600) for _ in range(8)], rng.randint(0, 200), 2112, 7168)]:
+        check_contiguous(dtype_name, letters, out, use_psum_layout, rows_per_group, tail, n, k, device="cuda")
+
+
+@pytest.mark.parametrize("out", ["same", "fp32"])
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_m_grouped_masked(dtype_name, out):
+    for masked_m, m_max, n, k in [([0, 1, 64, 127, 300], 300, 1001, 776), ([0], 16, 8, 16),
+                                  ([4097, 5000], 5000, 200, 264), ([17, 0, 129, 1], 130, 4097, 7168)]:
+        check_masked(dtype_name, out, masked_m, m_max, n, k, device="cuda")
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_masked_cuda_graph_replays_with_new_counts(dtype_name):
+    groups, m_max, n, k = 4, 576, 1001, 776
+    a, b = masked_operands(dtype_name, groups, m_max, n, k, device="cuda")
+    masked_m = torch.full((groups,), m_max, dtype=torch.int32, device="cuda")
+    d = torch.empty(groups, m_max, n, dtype=DTYPES[dtype_name], device="cuda")
+    gemm = getattr(fgemm, f"m_grouped_{dtype_name}_gemm_nt_masked")
+    gemm(a, b, d, masked_m, 300)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        gemm(a, b, d, masked_m, 300)
+    rng = random.Random(5)
+    for replay in range(12):
+        counts = [rng.choice([0, 1, m_max, rng.randint(0, m_max)]) for _ in range(groups)] if replay else [0] * groups
+        masked_m.copy_(torch.tensor(counts, dtype=torch.int32))
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        check_masked_rows(a, b, d, counts)
+
+
+@pytest.mark.parametrize("c_mode", [None, "c", "d"])
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_k_grouped(dtype_name, c_mode):
+    for ks, m, n in [([0, 256, 128, 0, 512], 257, 1001), ([0, 0], 8, 24), ([128], 1, 8),
+                     ([4096, 128, 0, 1024], 2112, 776)]:
+        check_k_grouped(dtype_name, c_mode, ks, m, n, device="cuda")
+
+
+def test_k_grouped_replays_from_a_cuda_graph():
+    ks, m, n = [256, 0, 128], 200, 136
+    a = torch.randn(sum(ks), m, device="cuda").to(torch.bfloat16)
+    b = torch.randn(sum(ks), n, device="cuda").to(torch.bfloat16)
+    d = torch.zeros(len(ks), m, n, device="cuda")
+    ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
+    fgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_tensor, c=d)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_tensor, c=d)
+    graph.replay()  # two products accumulated in d: the eager call's and the replay's
+    torch.cuda.synchronize()
+    starts = [0, 256, 256]
+    for group, (start, k) in enumerate(zip(starts, ks)):
+        expected = 2 * (a[start : start + k].double().T @ b[start : start + k].double())
+        assert fgemm.calc_diff(d[group], expected) < MAX_DIFF
+    assert torch.equal(d[1], torch.zeros_like(d[1]))  # the empty expert: C, zeros, twice
+
+
+def test_operands_on_the_host_are_refused():
+    a = torch.zeros(64, 128, dtype=torch.bfloat16, device="cuda")
+    with pytest.raises(ValueError, match="argument 'b'"):
+        fgemm.bf16_gemm_nt(a, torch.zeros(64, 128, dtype=torch.bfloat16), torch.empty(64, 64, device="cuda"))
+
+
+# ---------------------------------------------------------------------------------------------- sanitizers
+
+# Every function once on small shapes, in the dtypes given: every letter with and without C, both contiguous
+# forms with an empty group and padding, masked with an empty group, k-grouped with an empty expert and C being D.
+SANITIZER_PROGRAM = """
+import torch
+from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
+from operands_16bit import LETTERS
+for dtype_name in {dtype_names}:
+    for letters in LETTERS:
+        check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
+        check_dense(dtype_name, letters, "same", None, 65, 24, 64, device="cuda")
+    for letters in ("nt", "nn"):
+        for psum in (False, True):
+            check_contiguous(dtype_name, letters, "same", psum, [5, 0, 130], 3, 72, 136, device="cuda")
+    check_masked(dtype_name, "fp32", [0, 65, 130], 130, 72, 136, device="cuda")
+    check_k_grouped(dtype_name, "d", [128, 0, 256], 24, 40, device="cuda")
+torch.cuda.synchronize()
+"""
+
+
+def test_compute_sanitizer_memcheck_is_clean(tmp_path):
+    assert_sanitizer_clean(SANITIZER_PROGRAM.format(dtype_names=list(DTYPES)), tmp_path)
+
+
+def test_compute_sanitizer_racecheck_is_clean(tmp_path):
+    # The kernels of the two dtypes share their shared-memory pipeline; racecheck, far slower, follows one.
+    assert_sanitizer_clean(SANITIZER_PROGRAM.format(dtype_names=["bf16"]), tmp_path, tool="racecheck")
