@@ -117,25 +117,6 @@ __device__ __forceinline__ void cp_async_4(float* smem_dst, const float* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_address(smem_dst)), "l"(src) : "memory");
 }
 
-// Copies the first `bytes` (0, 4 or 8) of the 8 at `src` to shared memory, zero-filling the rest (nothing is
-// read where bytes is 0), under an L2 cache policy. No register receives the data, so nothing waits for it
-// until cp_async_wait_all.
-__device__ __forceinline__ void cp_async_8_zero_fill(uint32_t smem_dst, const void* src, uint32_t bytes,
-                                                     uint64_t policy) {
-  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2, %3;" ::"r"(smem_dst), "l"(src),
-               "r"(bytes), "l"(policy)
-               : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-
-// Waits until this thread's cp.async copies are complete; their data is then visible to it.
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-
-__device__ __forceinline__ void load_shared_f32x2(uint32_t address, float& x, float& y) {
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(x), "=f"(y) : "r"(address) : "memory");
-}
-
 // Arrives on the barrier once this thread's earlier cp.async copies are complete; the arrival counts towards
 // the barrier's expected count (.noinc).
 __device__ __forceinline__ void cp_async_mbarrier_arrive(uint64_t* barrier) {

@@ -11,9 +11,7 @@ int KernelConfig::column_halves() const { return sm90::fp8_block_scaled::column_
 int KernelConfig::mma_n() const { return scaled() ? sm90::fp8_block_scaled::mma_n(*this) : warpgroup_n(); }
 
 int KernelConfig::smem_bytes() const {
-  // The unscaled kinds read C ahead into shared memory: each math warpgroup's 64 x warpgroup_n FP32 values.
-  const int read_ahead_c = shape.has_c && !scaled() ? num_math_warpgroups() * 64 * warpgroup_n() * 4 : 0;
-  return TileConfig::smem_bytes(scaled() ? sm90::fp8_block_scaled::stage_extra_bytes(*this) : 0, read_ahead_c);
+  return TileConfig::smem_bytes(scaled() ? sm90::fp8_block_scaled::stage_extra_bytes(*this) : 0);
 }
 
 namespace {

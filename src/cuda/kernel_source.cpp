@@ -31,8 +31,8 @@ const char* operand_policy(bool mn_major) {
   return mn_major ? "fgemm::sm90::MnMajorOperand<Config>" : "fgemm::sm90::KMajorOperand<Config>";
 }
 
-// The epilogue's transform: C read ahead into shared memory as the tile starts (unscaled kinds), or in the
-// epilogue (FP8, whose stages leave no room; epilogue_transform.cuh).
+// The epilogue's transform: C read as the tile starts where the math threads have the registers for it
+// (unscaled kinds), in the epilogue otherwise (epilogue_transform.cuh).
 std::string transform_policy(const KernelConfig& config) {
   if (!config.shape.has_c) return "fgemm::sm90::Identity";
   return std::string("fgemm::sm90::AddC<Config::kShapeN, Config::kWarpgroupN / 2, ") + cpp_bool(!config.scaled()) +

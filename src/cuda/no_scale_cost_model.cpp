@@ -21,6 +21,11 @@ constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
 // math warpgroups; three (BLOCK_M 192) get 152, for up to 128 columns.
 constexpr int kMaxWarpgroupN = 256;
 constexpr int kMaxBlockN192 = 128;
+// With C, each math thread holds its values of C beside the accumulators for the whole K loop
+// (epilogue_transform.cuh): a warpgroup has at most 128 columns (64 + 64 registers), and at most 64 with three
+// math warpgroups (BLOCK_M 192), whose threads get fewer registers; wider tiles spilled.
+constexpr int kMaxWarpgroupNWithC = 128;
+constexpr int kMaxBlockN192WithC = 64;
 // An MN-major operand is loaded in boxes of 64 elements of M or N (one 128-byte swizzle row).
 constexpr int kMnMajorBox = 64;
 
@@ -34,9 +39,9 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
     // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
     if (block_m == 192 && shape.layout == detail::GemmLayout::Contiguous) continue;
     const int warpgroup_cols = block_m == 64 ? 2 : 1;
-    // With C, the tile's C read ahead takes shared memory (epilogue_transform.cuh): the widest tiles leave too
-    // few stages, and most_stages() drops them.
-    const int max_block_n = block_m == 192 ? kMaxBlockN192 : kMaxWarpgroupN;
+    const int max_block_n = block_m == 192 ? (shape.has_c ? kMaxBlockN192WithC : kMaxBlockN192)
+                            : shape.has_c  ? kMaxWarpgroupNWithC * warpgroup_cols
+                                           : kMaxWarpgroupN;
     // Each warpgroup's columns are a valid wgmma N (a multiple of 8), whole boxes where B is MN-major.
     const int warpgroup_step = shape.b_mn_major ? kMnMajorBox : 8;
     for (int block_n = warpgroup_step * warpgroup_cols; block_n <= max_block_n;

@@ -28,8 +28,7 @@ namespace fgemm::sm90 {
 template <class C, class OperandA, class OperandB, class Math, class Transform>
 struct GemmKernel {
   static constexpr uint32_t kNumStages = C::kNumStages;
-  static constexpr uint32_t kSmemBytes =
-      C::kTile.smem_bytes(Math::kStageExtraBytes, C::kNumMathWarpgroups * Transform::kSmemBytesPerWarpgroup);
+  static constexpr uint32_t kSmemBytes = C::kTile.smem_bytes(Math::kStageExtraBytes);
   // Registers: the producer warpgroup needs few, the math warpgroups hold the accumulators. All of them share
   // the SM's 64 K registers: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 40 + 384 x 152 with three.
   static constexpr uint32_t kProducerRegisters = 40;
@@ -39,13 +38,12 @@ struct GemmKernel {
 
   // Shared memory, every buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA
   // and wgmma address it from there): D's staging, A's and B's stages, the math policy's stage buffers, the
-  // epilogue transform's buffers, the barriers.
+  // barriers.
   struct SharedMemory {
     uint8_t* d;
     uint8_t* a;
     uint8_t* b;
     uint8_t* extra;
-    uint8_t* transform;
     uint64_t* full;
     uint64_t* empty;
 
@@ -54,8 +52,7 @@ struct GemmKernel {
           a(d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup),
           b(a + kNumStages * C::kSmemA),
           extra(b + kNumStages * C::kSmemB),
-          transform(extra + kNumStages * Math::kStageExtraBytes),
-          full(reinterpret_cast<uint64_t*>(transform + C::kNumMathWarpgroups * Transform::kSmemBytesPerWarpgroup)),
+          full(reinterpret_cast<uint64_t*>(extra + kNumStages * Math::kStageExtraBytes)),
           empty(full + kNumStages) {}
   };
 
@@ -132,7 +129,7 @@ struct GemmKernel {
         lane};
     uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
     Math math(params, smem.extra, wg_row, row_in_wg);
-    Transform transform(smem.transform + warpgroup * Transform::kSmemBytesPerWarpgroup);
+    Transform transform;
 
     Tile tile;
     while (scheduler.next(tile)) {

@@ -35,11 +35,10 @@ struct TileConfig {
   constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / cluster_size() : block_n; }
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
-  // a warpgroup wider than 160 columns has a fourth stage or FP32 output (whose whole staging would leave room
-  // for two stages only), one column half at a time, if a half is whole 8-column groups of the accumulators
-  // (and so whole 16-byte units of D).
+  // a warpgroup wider than 160 columns has a fourth stage, one column half at a time (there is room for half of
+  // D only), if a half is whole 8-column groups of the accumulators (and so whole 16-byte units of D).
   constexpr int staging_passes() const {
-    return warpgroup_n() > 160 && (num_stages >= 4 || output_bytes == 4) && warpgroup_n() % 16 == 0 ? 2 : 1;
+    return warpgroup_n() > 160 && num_stages >= 4 && warpgroup_n() % 16 == 0 ? 2 : 1;
   }
   constexpr int staged_cols() const { return warpgroup_n() / staging_passes(); }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row, or 0.
@@ -54,14 +53,13 @@ struct TileConfig {
   constexpr int smem_d_per_warpgroup() const { return 64 * staged_cols() * output_bytes; }
 
   // Shared memory: D's staging, then per stage a K block of A and of B and `stage_extra_bytes` that the
-  // per-K-block math loads with them (FP8: the scales of A), then `epilogue_bytes` of the epilogue's transform
-  // (C read ahead), then a full and an empty barrier per stage.
+  // per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage.
   constexpr int stage_bytes(int stage_extra_bytes) const {
     return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
   }
-  constexpr int smem_bytes(int stage_extra_bytes, int epilogue_bytes = 0) const {
+  constexpr int smem_bytes(int stage_extra_bytes) const {
     return num_math_warpgroups() * smem_d_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
-           epilogue_bytes + num_stages * 2 * 8;
+           num_stages * 2 * 8;
   }
 };
 
