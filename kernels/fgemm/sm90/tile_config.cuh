@@ -35,10 +35,11 @@ struct TileConfig {
   constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / cluster_size() : block_n; }
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
-  // a warpgroup wider than 160 columns has a fourth stage, one column half at a time (there is room for half of
-  // D only), if a half is whole 8-column groups of the accumulators (and so whole 16-byte units of D).
+  // a warpgroup wider than 160 columns has a fourth stage or FP32 output (whose whole staging would leave room
+  // for two stages only), one column half at a time, if a half is whole 8-column groups of the accumulators
+  // (and so whole 16-byte units of D).
   constexpr int staging_passes() const {
-    return warpgroup_n() > 160 && num_stages >= 4 && warpgroup_n() % 16 == 0 ? 2 : 1;
+    return warpgroup_n() > 160 && (num_stages >= 4 || output_bytes == 4) && warpgroup_n() % 16 == 0 ? 2 : 1;
   }
   constexpr int staged_cols() const { return warpgroup_n() / staging_passes(); }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row, or 0.
