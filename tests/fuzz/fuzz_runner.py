@@ -10,9 +10,28 @@ import multiprocessing
 import time
 import traceback
 
+import torch
+
 from fuzz_cases import layout_of_name
 from fuzz_checks import check, tolerance
 from fuzz_ops import run_case
+
+
+# Attempts of a case whose tensors or FP64 reference did not fit the GPU's memory, which the worker processes
+# share: each waits for the others to free some.
+OUT_OF_MEMORY_ATTEMPTS = 5
+
+
+def run_fitting_in_memory(params, device):
+    """run_case, again after a pause where the GPU's memory, shared with the other workers, is full."""
+    for attempt in range(OUT_OF_MEMORY_ATTEMPTS):
+        try:
+            return run_case(params, device)
+        except torch.OutOfMemoryError:
+            if attempt + 1 == OUT_OF_MEMORY_ATTEMPTS:
+                raise
+            torch.cuda.empty_cache()
+            time.sleep(1 + attempt)
 
 
 def run_one(params, device):
@@ -20,7 +39,7 @@ def run_one(params, device):
     layout = layout_of_name(params["layout"])
     start = time.perf_counter()
     try:
-        outcome = run_case(params, device)
+        outcome = run_fitting_in_memory(params, device)
         problems, diff = check(outcome, tolerance(layout.dtype, params["out"]))
     except Exception as error:  # noqa: BLE001 - any error of a valid case is a failure to report, not to stop on
         problems, diff = [f"{type(error).__name__}: {error}".strip()], float("nan")
