@@ -128,6 +128,20 @@ class Checker {
     contiguous_vector(t, arg);
   }
 
+  // N, B's rows or columns: at least one.
+  void at_least_one_column(std::int64_t n) const {
+    if (n < 1) fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));
+  }
+
+  // The masked layout's counts on the device and the host's hint of them.
+  void masked_counts(const TensorView& masked_m, std::int64_t groups, std::int64_t expected_m,
+                     const Device& device) const {
+    index_vector(masked_m, "masked_m", groups, "[G], the rows to compute in each group", device);
+    if (expected_m <= 0)
+      fail(ErrorKind::InvalidValue, "expected_m",
+           "must be a positive hint of the rows per group, got " + std::to_string(expected_m));
+  }
+
   // C: FP32 of D's shape, on D's device, with the strides the TMA takes.
   void accumulator_input(const std::optional<TensorView>& c, const TensorView& d) const {
     if (!c) return;

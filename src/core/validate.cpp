@@ -47,10 +47,6 @@ void check_common(const Checker& check, const Operands& ops, std::int64_t k) {
   check.nonnegative_strides(ops.sfb, "sfb");
 }
 
-void check_n(const Checker& check, std::int64_t n) {
-  if (n < 1) check.fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));
-}
-
 void fill_operands(GemmProblem& p, const Operands& ops, int first_dim) {
   const int i = first_dim;  // 0 for matrices, 1 for stacks of matrices
   p.device = ops.a.device;
@@ -98,7 +94,7 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
   check.ndim(b, "b", 2, "[N, K]");
   const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
   check.shape(b, "b", {n, k}, "[N, K] with the K of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {m, kb}, "[M, ceil(K/128)]");
   check.shape(sfb, "sfb", {ceil_div(n, 128), kb}, "[ceil(N/128), ceil(K/128)]");
@@ -126,7 +122,7 @@ GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, cons
   const std::int64_t m = a.shape[0], k = a.shape[1], groups = b.shape[0], n = b.shape[1];
   if (groups < 1) check.fail(ErrorKind::InvalidValue, "b", "needs at least one group (G >= 1)");
   check.shape(b, "b", {groups, n, k}, "[G, N, K] with the K of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {m, kb}, "[M_sum, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
@@ -150,16 +146,13 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
   const std::int64_t groups = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
   if (groups < 1) check.fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
   check.shape(b, "b", {groups, n, k}, "[G, N, K] with the G and K of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {groups, m, kb}, "[G, M_max, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)]");
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
   check_common(check, {a, sfa, b, sfb, d}, k);
-  check.index_vector(masked_m, "masked_m", groups, "[G], the rows to compute in each group", a.device);
-  if (expected_m <= 0)
-    check.fail(ErrorKind::InvalidValue, "expected_m",
-               "must be a positive hint of the rows per group, got " + std::to_string(expected_m));
+  check.masked_counts(masked_m, groups, expected_m, a.device);
 
   GemmProblem p;
   p.layout = GemmLayout::Masked;

@@ -54,10 +54,6 @@ void check_operands(const Checker& check, DType dtype, const TensorView& a, cons
   check.non_overlapping(d, "d");
 }
 
-void check_n(const Checker& check, std::int64_t n) {
-  if (n < 1) check.fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));
-}
-
 void check_k(const Checker& check, std::int64_t k) {
   if (k < 1) check.fail(ErrorKind::InvalidValue, "a", "needs K >= 1, got K = " + std::to_string(k));
 }
@@ -101,7 +97,7 @@ GemmProblem validate_dense_16bit(const Gemm16Op& op, bool a_mn_major, bool b_mn_
     check.shape(b, "b", {k, n}, "[K, N] with the K of a");
   else
     check.shape(b, "b", {n, k}, "[N, K] with the K of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   check_k(check, k);
   check.shape(d, "d", {m, n}, "[M, N]");
   check_operands(check, op.dtype, a, {"a", a_mn_major, a_mn_major ? "[K, M]" : "[M, K]", op.other_a},
@@ -126,7 +122,7 @@ GemmProblem validate_contiguous_16bit(const Gemm16Op& op, bool b_mn_major, const
     check.shape(b, "b", {groups, k, n}, "[G, K, N] with the K of a");
   else
     check.shape(b, "b", {groups, n, k}, "[G, N, K] with the K of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   check_k(check, k);
   check.shape(d, "d", {m, n}, "[M_sum, N]");
   check_operands(check, op.dtype, a, {"a", false, "[M_sum, K]", nullptr}, b,
@@ -148,15 +144,12 @@ GemmProblem validate_masked_16bit(const Gemm16Op& op, const TensorView& a, const
   const std::int64_t groups = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
   if (groups < 1) check.fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
   check.shape(b, "b", {groups, n, k}, "[G, N, K] with the G and K of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   check_k(check, k);
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
   check_operands(check, op.dtype, a, {"a", false, "[G, M_max, K]", nullptr}, b, {"b", false, "[G, N, K]", nullptr},
                  d, false);
-  check.index_vector(masked_m, "masked_m", groups, "[G], the rows to compute in each group", a.device);
-  if (expected_m <= 0)
-    check.fail(ErrorKind::InvalidValue, "expected_m",
-               "must be a positive hint of the rows per group, got " + std::to_string(expected_m));
+  check.masked_counts(masked_m, groups, expected_m, a.device);
 
   GemmProblem p;
   p.layout = GemmLayout::Masked;
@@ -176,7 +169,7 @@ GemmProblem validate_k_grouped_16bit(const Gemm16Op& op, const TensorView& a, co
   const std::int64_t k = a.shape[0], m = a.shape[1], n = b.shape[1], groups = d.shape[0];
   if (groups < 1) check.fail(ErrorKind::InvalidValue, "d", "needs at least one group (G >= 1)");
   check.shape(b, "b", {k, n}, "[sum(ks), N] with the rows of a");
-  check_n(check, n);
+  check.at_least_one_column(n);
   check.shape(d, "d", {groups, m, n}, "[G, M, N] with the M of a and the N of b");
   check_operands(check, op.dtype, a, {"a", true, "[sum(ks), M]", nullptr}, b, {"b", true, "[sum(ks), N]", nullptr},
                  d, true);

@@ -5,6 +5,7 @@
 
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/operand_tma.cuh"
 
 namespace fgemm::sm90 {
 
@@ -38,19 +39,8 @@ struct KMajorOperand {
     for (uint32_t slice = 0; slice < rows / slice_rows; ++slice) {
       if (multicast && slice != rank) continue;
       uint8_t* slice_dst = dst + slice * slice_rows * kRowBytes;
-      const int32_t slice_row0 = row0 + slice * slice_rows;
-      constexpr uint16_t kAllCtas = (1u << C::kClusterSize) - 1;
-      if constexpr (kStacked) {
-        if (multicast)
-          ptx::tma_load_3d_multicast(slice_dst, map, barrier, kAllCtas, k0, slice_row0, group);
-        else
-          ptx::tma_load_3d(slice_dst, map, barrier, k0, slice_row0, group);
-      } else {
-        if (multicast)
-          ptx::tma_load_2d_multicast(slice_dst, map, barrier, kAllCtas, k0, slice_row0);
-        else
-          ptx::tma_load_2d(slice_dst, map, barrier, k0, slice_row0);
-      }
+      load_operand_box<kStacked, C::kClusterSize>(slice_dst, map, barrier, multicast, k0,
+                                                  row0 + slice * slice_rows, group);
     }
   }
 };

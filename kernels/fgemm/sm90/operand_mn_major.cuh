@@ -7,6 +7,7 @@
 
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/operand_tma.cuh"
 
 namespace fgemm::sm90 {
 
@@ -37,22 +38,10 @@ struct MnMajorOperand {
   __device__ __forceinline__ static void load(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
                                               uint32_t slice_rows, uint32_t rows, bool multicast, uint32_t rank,
                                               int32_t k0, int32_t row0, uint32_t group) {
-    constexpr uint16_t kAllCtas = (1u << C::kClusterSize) - 1;
     for (uint32_t box = 0; box < rows / kBoxElements; ++box) {
       if (multicast && box * kBoxElements / slice_rows != rank) continue;
-      uint8_t* box_dst = dst + box * kBoxBytes;
-      const int32_t box_row0 = row0 + box * kBoxElements;
-      if constexpr (kStacked) {
-        if (multicast)
-          ptx::tma_load_3d_multicast(box_dst, map, barrier, kAllCtas, box_row0, k0, group);
-        else
-          ptx::tma_load_3d(box_dst, map, barrier, box_row0, k0, group);
-      } else {
-        if (multicast)
-          ptx::tma_load_2d_multicast(box_dst, map, barrier, kAllCtas, box_row0, k0);
-        else
-          ptx::tma_load_2d(box_dst, map, barrier, box_row0, k0);
-      }
+      load_operand_box<kStacked, C::kClusterSize>(dst + box * kBoxBytes, map, barrier, multicast,
+                                                  row0 + box * kBoxElements, k0, group);
     }
   }
 };
