@@ -10,22 +10,13 @@
 namespace fgemm::sm90 {
 
 template <class C>
-struct KMajorOperand {
+struct KMajorOperand : OperandDescriptorSteps {
   // Descriptors address shared memory in 16-byte units. One wgmma consumes 32 bytes of K (k32 of FP8, k16 of
   // 16-bit types) from every row of the 128-byte swizzle atom: two units further along the row.
   static constexpr uint64_t kInstructionKStep = 32 / 16;
 
-  // Shared memory ends below 256 KiB, so stepping a descriptor's 14-bit address field never carries over.
   __device__ __forceinline__ static uint64_t descriptor(uint32_t smem_address) {
     return ptx::smem_descriptor_k_major_sw128(smem_address);
-  }
-  // The descriptor step from stage 0 to stage `stage` of a buffer of `stage_bytes` per stage.
-  __device__ __forceinline__ static constexpr uint64_t stage_step(uint32_t stage_bytes, uint32_t stage) {
-    return stage * (stage_bytes / 16);
-  }
-  // The descriptor step over `rows` rows of `row_bytes`.
-  __device__ __forceinline__ static constexpr uint64_t row_step(uint32_t rows, uint32_t row_bytes) {
-    return rows * row_bytes / 16;
   }
 
   // Loads the box of `rows` x one K block at (k0, row0) (of matrix `group` where kStacked) into the stage at

@@ -12,7 +12,7 @@
 namespace fgemm::sm90 {
 
 template <class C>
-struct MnMajorOperand {
+struct MnMajorOperand : OperandDescriptorSteps {
   static_assert(C::kTile.operand_bytes == 2, "MN-major operands are 16-bit: FP8 wgmma reads K-major ones only");
   static constexpr uint32_t kBoxElements = 128 / 2;               // of M or N per box: one swizzle row
   static constexpr uint32_t kBoxBytes = C::kBlockK * 128;         // a box: kBlockK rows of K, 128 bytes each
@@ -21,14 +21,6 @@ struct MnMajorOperand {
 
   __device__ __forceinline__ static uint64_t descriptor(uint32_t smem_address) {
     return ptx::smem_descriptor_mn_major_sw128(smem_address, kBoxBytes);
-  }
-  __device__ __forceinline__ static constexpr uint64_t stage_step(uint32_t stage_bytes, uint32_t stage) {
-    return stage * (stage_bytes / 16);
-  }
-  // The descriptor step over `rows` rows of M or N (whole boxes): rows / 64 boxes of kBlockK x 128 bytes, which
-  // is rows x row_bytes, as for a K-major operand.
-  __device__ __forceinline__ static constexpr uint64_t row_step(uint32_t rows, uint32_t row_bytes) {
-    return rows * row_bytes / 16;
   }
 
   // Loads rows [row0, row0 + rows) of M or N x the K block at k0 (of matrix `group` where kStacked), as
