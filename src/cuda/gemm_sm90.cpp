@@ -167,8 +167,8 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
   size.num_groups = masked || k_grouped ? p.num_groups : 1;
   if (k_grouped) size.k_per_group = p.k / p.num_groups;
-  size.shape = KernelShape{p.layout,   p.n,        p.layout == detail::GemmLayout::KGrouped ? 0 : p.k, p.d_dtype == DType::F32, p.c != nullptr,
-                           sfa_by_tma, p.ab_dtype, p.a_mn_major,          p.b_mn_major,            p.psum != nullptr};
+  size.shape = KernelShape{p.layout,   p.n,          k_grouped ? 0 : p.k, p.d_dtype == DType::F32, p.c != nullptr,
+                           sfa_by_tma, p.ab_dtype,   p.a_mn_major,        p.b_mn_major,            p.psum != nullptr};
   return size;
 }
 

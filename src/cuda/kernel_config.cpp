@@ -32,12 +32,13 @@ const char* output_name(const KernelConfig& config) {
 }  // namespace
 
 std::string KernelConfig::name() const {
-  const std::string storage = scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
-  return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) + (shape.psum ? "_psum" : "") +
-         storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) + output_name(*this) +
-         (shape.has_c ? "_c" : "") + (scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) +
-         "_s" + std::to_string(num_stages) + "_r" + std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" +
-         std::to_string(cluster_n);
+  const std::string storage =
+      scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
+  return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) +
+         (shape.psum ? "_psum" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
+         output_name(*this) + (shape.has_c ? "_c" : "") + (scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" +
+         std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +
+         std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n);
 }
 
 }  // namespace fgemm::cuda

@@ -76,9 +76,8 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
 double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
   const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
   const std::int64_t n = problem.shape.n;
-  const std::int64_t k = std::max<std::int64_t>(problem.shape.layout == detail::GemmLayout::KGrouped ? problem.k_per_group
-                                                                                                     : problem.shape.k,
-                                                1);
+  const bool k_grouped = problem.shape.layout == detail::GemmLayout::KGrouped;
+  const std::int64_t k = std::max<std::int64_t>(k_grouped ? problem.k_per_group : problem.shape.k, 1);
   const std::int64_t waves = waves_of(problem, config, device);
   const std::int64_t k_blocks = ceil_div(k, config.block_k());
 

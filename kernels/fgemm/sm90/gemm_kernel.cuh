@@ -1,5 +1,6 @@
 // The sm90 GEMM kernel's skeleton: D = A * B^T (+ C) for the normal, m-grouped contiguous (m_indices or psum),
-// m-grouped masked and k-grouped layouts, with its precision and recipe supplied by policies (docs/ARCHITECTURE.md):
+// m-grouped masked and k-grouped layouts, with its precision and recipe supplied by policies
+// (docs/ARCHITECTURE.md):
 //   - OperandA, OperandB: how A and B sit in a stage and how wgmma addresses them (operand_k_major.cuh,
 //              operand_mn_major.cuh);
 //   - Math:    what happens per K block (the MMAs through its Mma instruction, any scaling) and what else a
@@ -105,6 +106,20 @@ struct GemmKernel {
     ++pipe.tiles_before;
   }
 
+  // The K loop of a k-grouped tile, whose expert's K blocks are known only on the device: rounds over the stages,
+  // the last one cut short, each stage's parity kept by the pipe's RingPhases.
+  template <class Pipe>
+  __device__ __forceinline__ static void expert_k_loop(Math& math, Pipe& pipe, uint32_t k_blocks) {
+    for (uint32_t round = 0; round * kNumStages < k_blocks; ++round) {
+      pipe.new_round();
+#pragma unroll
+      for (uint32_t i = 0; i < kNumStages; ++i)
+        if (round * kNumStages + i < k_blocks) math.step(pipe, i, round, false);
+    }
+    math.end_tile(pipe);
+    pipe.phases.end_tile(k_blocks);
+  }
+
   // The math warpgroups: the K loop and the epilogue of every tile of the CTA.
   __device__ __forceinline__ static void consume(const GemmParams& params, Sched scheduler, const SharedMemory& smem,
                                                  const ptx::TensorMap* tmap_d) {
@@ -150,20 +165,10 @@ struct GemmKernel {
       // ---------------------------------------------------------------- the K loop
       transform.begin_tile(params, group, row0, row1, n_base);
       math.begin_tile(group, n_base);
-      if constexpr (C::kLayout == Layout::KGrouped) {
-        // The expert's K blocks are known only now: rounds over the stages, the last one cut short.
-        const uint32_t k_blocks = ceil_div(tile.k_len, C::kBlockK);
-        for (uint32_t round = 0; round * kNumStages < k_blocks; ++round) {
-          pipe.new_round();
-#pragma unroll
-          for (uint32_t i = 0; i < kNumStages; ++i)
-            if (round * kNumStages + i < k_blocks) math.step(pipe, i, round, false);
-        }
-        math.end_tile(pipe);
-        pipe.phases.end_tile(k_blocks);
-      } else {
+      if constexpr (C::kLayout == Layout::KGrouped)
+        expert_k_loop(math, pipe, ceil_div(tile.k_len, C::kBlockK));
+      else
         k_loop(math, pipe);
-      }
 
       // ---------------------------------------------------------------- the epilogue
       if (!tile.valid) continue;  // a filler tile that kept a cluster partner company

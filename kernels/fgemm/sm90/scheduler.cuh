@@ -50,8 +50,8 @@ __host__ __device__ __forceinline__ void band_raster(uint32_t index, uint32_t nu
 
 // Normal: one M x N grid. Contiguous: the same grid over M_sum rows, each tile taking the expert of its
 // rows; cluster tiles made only of padding rows (m_indices -1, or rows past an expert's prefix sum) are
-// skipped. Masked: one grid per group with
-// ceil(masked_m[g] / BLOCK_M) tile rows, the groups one after another (masked_m read on the device).
+// skipped. Masked: one grid per group with ceil(masked_m[g] / BLOCK_M) tile rows, the groups one after another
+// (masked_m read on the device).
 // K-grouped: one M x N grid per expert, the experts one after another, each with its range of K (ks read on
 // the device; an expert with none still has its tiles, which store C or zeros).
 template <Layout kLayout, uint32_t kBlockM, uint32_t kBlockN, uint32_t kShapeN, uint32_t kBandM, uint32_t kClusterM,
@@ -74,14 +74,14 @@ struct Scheduler {
   uint32_t group_first_index = 0;
   uint32_t group_k_begin = 0;
 
-  __host__ __device__ Scheduler(uint32_t m, uint32_t num_groups, const int32_t* grouped_layout, const int32_t* masked_m,
-                                uint32_t cluster_rank, uint32_t first_index, uint32_t stride)
-      : m(m), num_groups(num_groups), grouped_layout(grouped_layout), masked_m(masked_m), rank_m(cluster_rank % kClusterM),
-        rank_n(cluster_rank / kClusterM), next_index(first_index), stride(stride) {}
+  __host__ __device__ Scheduler(uint32_t m, uint32_t num_groups, const int32_t* grouped_layout,
+                                const int32_t* masked_m, uint32_t cluster_rank, uint32_t first_index, uint32_t stride)
+      : m(m), num_groups(num_groups), grouped_layout(grouped_layout), masked_m(masked_m),
+        rank_m(cluster_rank % kClusterM), rank_n(cluster_rank / kClusterM), next_index(first_index), stride(stride) {}
 
   // Rows of group g to compute: masked_m[g] clamped to [0, M_max], so a bad count cannot reach past A or D;
   // every row for k-grouped.
-  __host__ __device__ uint32_t masked_rows(uint32_t g) const {
+  __host__ __device__ uint32_t group_rows(uint32_t g) const {
     if constexpr (kLayout == Layout::KGrouped) return m;
     const int32_t rows = masked_m[g];
     return rows < 0 ? 0u : min_of(static_cast<uint32_t>(rows), m);
@@ -170,7 +170,7 @@ struct Scheduler {
     uint32_t cluster_row, cluster_col;
     if constexpr (kLayout == Layout::Masked || kLayout == Layout::KGrouped) {
       for (; group < num_groups; ++group) {
-        const uint32_t rows = masked_rows(group);
+        const uint32_t rows = group_rows(group);
         const uint32_t m_blocks = ceil_div(rows, kBlockM);
         const uint32_t cluster_rows = ceil_div(m_blocks, kClusterM);
         if (next_index < group_first_index + cluster_rows * kNumClusterCols) {

@@ -16,14 +16,16 @@
 
 namespace fgemm::sm90 {
 
-// The parities of the stages' next uses where the number of K blocks of a tile is known only on the device: bit s
-// is stage s's. A tile of k_blocks blocks uses stage s k_blocks / kNumStages times, once more where s <
-// k_blocks % kNumStages.
+// The parities of the stages' next uses where the number of K blocks of a tile is known only on the device:
+// bit s is stage s's. A tile of k_blocks blocks uses stage s k_blocks / kNumStages times, once more where
+// s < k_blocks % kNumStages.
 template <class C>
 struct RingPhases {
   uint32_t bits = 0;
 
-  __device__ __forceinline__ uint32_t parity(uint32_t stage, uint32_t round) const { return ((bits >> stage) ^ round) & 1; }
+  __device__ __forceinline__ uint32_t parity(uint32_t stage, uint32_t round) const {
+    return ((bits >> stage) ^ round) & 1;
+  }
   __device__ __forceinline__ void end_tile(uint32_t k_blocks) {
     const uint32_t all = (1u << C::kNumStages) - 1;
     bits ^= ((k_blocks / C::kNumStages) % 2 ? all : 0u) ^ ((1u << (k_blocks % C::kNumStages)) - 1);
