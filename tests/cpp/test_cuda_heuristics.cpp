@@ -125,11 +125,14 @@ TEST(KernelSource, NamesTheConfigurationAndItsWgmmaShape) {
 // Each cluster of a persistent grid takes cluster tiles c, c + clusters, ... of the scheduler's ordering;
 // each of its CTAs one tile of it. Together the CTAs' valid tiles must cover every tile that holds rows to
 // compute exactly once, and no other; the CTAs of a cluster must agree on whether they multicast, and may
-// only when their tiles are all valid and of one expert.
+// only when their tiles are all valid and of one expert. `m_indices` names the rows' experts (contiguous
+// layouts); the scheduler reads `grouped_layout` where given (the prefix sums, or the k-grouped layout's ks,
+// whose tiles must carry their expert's range of K), m_indices otherwise.
 template <sm90::Layout kLayout, std::uint32_t kBlockM, std::uint32_t kBlockN, std::uint32_t kShapeN,
           std::uint32_t kClusterM = 1, std::uint32_t kClusterN = 1>
 void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector<std::int32_t>& m_indices,
-                        const std::vector<std::int32_t>& masked_m, std::uint32_t clusters) {
+                        const std::vector<std::int32_t>& masked_m, std::uint32_t clusters,
+                        const std::vector<std::int32_t>& grouped_layout = {}) {
   using Scheduler = sm90::Scheduler<kLayout, kBlockM, kBlockN, kShapeN, 8, kClusterM, kClusterN>;
   constexpr std::uint32_t kClusterSize = kClusterM * kClusterN;
   constexpr std::uint32_t n_blocks = (kShapeN + kBlockN - 1) / kBlockN;
@@ -140,7 +143,7 @@ void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector
     for (std::uint32_t mb = 0; mb < m_blocks; ++mb) {
       bool needed = true;
       if (kLayout == sm90::Layout::Masked) needed = std::int64_t(mb) * kBlockM < masked_m[g];
-      if (kLayout == sm90::Layout::Contiguous) {
+      if (sm90::is_contiguous(kLayout)) {
         needed = false;
         for (std::uint32_t row = mb * kBlockM; row < std::min((mb + 1) * kBlockM, m); ++row)
           needed |= m_indices[row] == std::int32_t(g);
@@ -150,7 +153,8 @@ void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector
   for (std::uint32_t cluster = 0; cluster < clusters; ++cluster) {
     std::vector<Scheduler> ctas;
     for (std::uint32_t rank = 0; rank < kClusterSize; ++rank)
-      ctas.emplace_back(m, groups, m_indices.data(), masked_m.data(), rank, cluster, clusters);
+      ctas.emplace_back(m, groups, grouped_layout.empty() ? m_indices.data() : grouped_layout.data(),
+                        masked_m.data(), rank, cluster, clusters);
     for (;;) {
       sm90::Tile tiles[kClusterSize];
       bool more[kClusterSize];
@@ -167,6 +171,12 @@ void expect_exact_cover(std::uint32_t m, std::uint32_t groups, const std::vector
         }
         if (!tile.valid) continue;
         ASSERT_LT(tile.group, groups);
+        if (kLayout == sm90::Layout::KGrouped) {
+          std::uint32_t k_begin = 0;
+          for (std::uint32_t g = 0; g < tile.group; ++g) k_begin += std::uint32_t(grouped_layout[g]);
+          ASSERT_EQ(tile.k_begin, k_begin);
+          ASSERT_EQ(tile.k_len, std::uint32_t(grouped_layout[tile.group]));
+        }
         ASSERT_LT(tile.m_block, m_blocks);
         ASSERT_LT(tile.n_block, n_blocks);
         ++seen[(tile.group * m_blocks + tile.m_block) * n_blocks + tile.n_block];
@@ -231,6 +241,40 @@ TEST(Scheduler, ContiguousLayoutFindsTheExpertOfATileRowPastAnyPadding) {
     expect_exact_cover<sm90::Layout::Contiguous, 64, 48, 1000>(m, groups, indices, {}, grid);
     expect_exact_cover<sm90::Layout::Contiguous, 64, 64, 4096, 2, 1>(m, groups, indices, {}, grid / 2 + 1);
     expect_exact_cover<sm90::Layout::Contiguous, 128, 128, 1000, 1, 2>(m, groups, indices, {}, grid / 2 + 1);
+  }
+}
+
+// The prefix-sum form of the same experts: expert g's rows from psum[g - 1] rounded up to 128 to psum[g].
+TEST(Scheduler, ContiguousPsumLayoutCoversWhatTheSameExpertsAsMIndicesCover) {
+  std::mt19937 rng(15);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::uint32_t groups = 1 + rng() % 64, grid = 1 + rng() % 132;
+    std::vector<std::int32_t> indices, psum;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      indices.resize((indices.size() + 127) / 128 * 128, -1);
+      const std::uint32_t rows = rng() % 3 == 0 ? 0 : rng() % 700;
+      indices.insert(indices.end(), rows, std::int32_t(g));
+      psum.push_back(std::int32_t(indices.size()));
+    }
+    indices.resize(indices.size() + rng() % 200, -1);  // rows past the last expert: padding
+    if (indices.empty()) continue;
+    const auto m = std::uint32_t(indices.size());
+    expect_exact_cover<sm90::Layout::ContiguousPsum, 128, 128, 4096>(m, groups, indices, {}, grid, psum);
+    expect_exact_cover<sm90::Layout::ContiguousPsum, 64, 48, 1000>(m, groups, indices, {}, grid, psum);
+    expect_exact_cover<sm90::Layout::ContiguousPsum, 64, 64, 4096, 2, 1>(m, groups, indices, {}, grid / 2 + 1,
+                                                                         psum);
+  }
+}
+
+// Every expert's whole M x N grid, empty experts (K = 0) too, each tile with its expert's range of K.
+TEST(Scheduler, KGroupedLayoutCoversEveryExpertWithItsRangeOfK) {
+  std::mt19937 rng(16);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::uint32_t groups = 1 + rng() % 16, m = 1 + rng() % 3000, grid = 1 + rng() % 132;
+    std::vector<std::int32_t> ks(groups);
+    for (auto& k : ks) k = rng() % 3 == 0 ? 0 : std::int32_t(128 * (1 + rng() % 32));
+    expect_exact_cover<sm90::Layout::KGrouped, 128, 128, 4096>(m, groups, {}, {}, grid, ks);
+    expect_exact_cover<sm90::Layout::KGrouped, 64, 256, 1000>(m, groups, {}, {}, grid, ks);
   }
 }
 
