@@ -65,6 +65,28 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
+// The address in CTA `cta`'s shared memory (distributed shared memory) of this CTA's shared address `address`.
+__device__ __forceinline__ uint32_t map_shared_to_cta(uint32_t address, uint32_t cta) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(cta));
+  return remote;
+}
+
+// Four FP32 values at `cluster_address`, in any CTA's shared memory of the cluster (map_shared_to_cta).
+__device__ __forceinline__ void load_cluster_f32x4(uint32_t cluster_address, float& x, float& y, float& z, float& w) {
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+               : "r"(cluster_address)
+               : "memory");
+}
+
+// Orders this thread's memory accesses before it, and those it has observed (a barrier among threads first),
+// before its accesses after it, for every thread of the cluster: followed by arrivals on peers' barriers
+// (mbarrier_arrive_cluster), it publishes shared-memory writes to the peers that wait on them
+// (mbarrier_wait_cluster). One fence for several arrivals: each arrival releasing at cluster scope on its own
+// costs a fence of its own.
+__device__ __forceinline__ void fence_acq_rel_cluster() { asm volatile("fence.acq_rel.cluster;" ::: "memory"); }
+
 // ---- mbarrier --------------------------------------------------------------------------------------
 
 __device__ __forceinline__ void mbarrier_init(uint64_t* barrier, uint32_t arrive_count) {
@@ -104,6 +126,21 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity
   do {
     asm volatile(
         "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// mbarrier_wait that acquires at cluster scope: what a peer published before its arrival (fence_acq_rel_cluster)
+// is visible after it.
+__device__ __forceinline__ void mbarrier_wait_cluster(uint64_t* barrier, uint32_t parity) {
+  const uint32_t address = smem_address(barrier);
+  uint32_t done;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
         : "=r"(done)
         : "r"(address), "r"(parity)
         : "memory");
@@ -270,6 +307,11 @@ __device__ __forceinline__ float load_shared_f32(uint32_t address) {
 
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+
+__device__ __forceinline__ void store_shared_f32x4(uint32_t address, float x, float y, float z, float w) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(address), "f"(x), "f"(y), "f"(z), "f"(w)
+               : "memory");
 }
 
 // 16 bytes as four 32-bit words, for copies through registers.

@@ -12,9 +12,17 @@ namespace fgemm::cuda {
 
 constexpr int kMaxStages = 16;
 
-// Cluster tiles (one tile per CTA of a cluster) of the problem, and the rounds of them the grid takes.
+// Cluster tiles (one tile per CTA of a multicast cluster, one tile per split-K cluster) of the problem, the
+// clusters that run at once, and the rounds of cluster tiles the grid takes.
 std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config);
+std::int64_t max_clusters(const KernelConfig& config, const DeviceLimits& device);
 std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
+// The K blocks each CTA multiplies per tile: the problem's (k-grouped: an expert's mean), or a split's share.
+std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& config);
+// What a tile's split-K reduction adds to its time, in cycles (0 without a split).
+double split_k_cycles(const ProblemSize& problem, const KernelConfig& config);
+// The least time to move `bytes` between DRAM and the SMs, in cycles.
+double dram_cycles(double bytes);
 // The most stages of `config` that fit the device's shared memory (0 if none).
 int most_stages(KernelConfig config, const DeviceLimits& device);
 

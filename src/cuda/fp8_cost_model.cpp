@@ -14,7 +14,6 @@ namespace {
 // average, 10% at worst.
 constexpr double kMmaFlopsPerCycle = 8192;       // dense FP8 wgmma throughput of one SM
 constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
-constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
 // Per K block, what the MMAs do not hide: barrier round trips and the promotion, which with a second partial
 // accumulator overlaps the next block's MMAs. The last two were refitted to BLOCK_M 128 (two partials)
 // against 192 (one) on the four large-M seed shapes where the two come close.
@@ -97,13 +96,14 @@ std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const Devic
 }
 
 // Time = the larger of (a) the busiest SM's work, cluster tiles being dealt out in waves of num_sms CTAs,
-// each tile costing per K block the slower of its MMAs and its loads (a multicast operand counts once per
-// cluster), plus a fixed and an epilogue cost; and (b) the problem's unique bytes at DRAM bandwidth.
+// each tile costing per K block (of a split's share, with split-K) the slower of its MMAs and its loads (a
+// multicast operand counts once per cluster), plus a fixed, an epilogue and a split-K reduction cost; and (b)
+// the problem's unique bytes at DRAM bandwidth.
 double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
   const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
   const std::int64_t n = problem.shape.n, k = problem.shape.k;
   const std::int64_t waves = waves_of(problem, config, device);
-  const std::int64_t k_blocks = ceil_div(k, config.block_k());
+  const std::int64_t k_blocks = tile_k_blocks(problem, config);
 
   const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
   // TMA fetches no rows past the end of A, so a small M loads only its own rows.
@@ -119,12 +119,12 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
                                                               : kKBlockOverheadCycles;
   const double k_block =
       std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.mma_n() : 0.0);
-  const double tile = k_blocks * k_block + store + kTileOverheadCycles;
+  const double tile = k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config);
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +
                             double(problem.num_groups) * m * n * config.output_bytes * (problem.shape.has_c ? 3 : 1);
-  const double memory_bound = dram_bytes / kChipDramBytesPerCycle;
+  const double memory_bound = dram_cycles(dram_bytes);
   return std::max(compute_bound, memory_bound);
 }
 

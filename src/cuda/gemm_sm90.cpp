@@ -78,7 +78,7 @@ struct Choice {
 
 const Choice& configuration_for(const ProblemSize& size, int device) {
   using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int,
-                         int, int, int, int, int>;
+                         int, int, int, int, int, int>;
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
       std::size_t hash = 0;
@@ -108,7 +108,8 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
                 forced.block_m,
                 forced.block_n,
                 forced.cluster_m,
-                forced.cluster_n};
+                forced.cluster_n,
+                forced.split_k};
   std::lock_guard<std::mutex> lock(mutex);
   auto found = chosen.find(key);
   if (found != chosen.end()) return found->second;
@@ -230,6 +231,28 @@ sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
           p.ks_tensor};
 }
 
+// The grid of a kernel: its configuration's, or, for clusters of more than two CTAs (split-K), no more clusters
+// than the device runs at once, as its driver says (asked once per kernel): those the heuristics counted on
+// may not all fit the GPCs.
+unsigned grid_of(const KernelConfig& config, const jit::Kernel& kernel) {
+  const auto cluster = static_cast<unsigned>(config.cluster_size());
+  const auto grid = static_cast<unsigned>(config.num_sms);
+  if (cluster <= 2) return grid;
+  static std::mutex mutex;
+  static std::unordered_map<const jit::Kernel*, unsigned> most_clusters;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = most_clusters.find(&kernel);
+  if (found == most_clusters.end()) {
+    const jit::LaunchShape shape{{cluster, 1, 1}, {static_cast<unsigned>(config.num_threads()), 1, 1}, {cluster, 1, 1}};
+    const int clusters = jit::max_active_clusters(kernel, shape);
+    if (print_configs())
+      detail::log(detail::LogLevel::Info, "fgemm: " + kernel.name + " runs at most " + std::to_string(clusters) +
+                                              " clusters of " + std::to_string(cluster) + " CTAs at once");
+    found = most_clusters.emplace(&kernel, static_cast<unsigned>(std::max(clusters, 1))).first;
+  }
+  return std::min(grid, found->second * cluster);
+}
+
 }  // namespace
 
 void gemm(const detail::GemmProblem& p, Stream stream) {
@@ -245,18 +268,18 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.d};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
-              jit::LaunchShape{{static_cast<unsigned>(config.num_sms), 1, 1},
+              jit::LaunchShape{{grid_of(config, kernel), 1, 1},
                                {static_cast<unsigned>(config.num_threads()), 1, 1},
                                {cluster, 1, 1}},
               args, static_cast<driver::CUstream>(stream));
 }
 
-void force_config(int block_m, int block_n, int cluster_m, int cluster_n) {
-  if (block_m < 0 || block_n < 0 || cluster_m < 0 || cluster_n < 0 || (block_m == 0) != (block_n == 0) ||
-      (cluster_m == 0) != (cluster_n == 0))
+void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k) {
+  if (block_m < 0 || block_n < 0 || cluster_m < 0 || cluster_n < 0 || split_k < 0 ||
+      (block_m == 0) != (block_n == 0) || (cluster_m == 0) != (cluster_n == 0))
     throw Error(ErrorKind::InvalidValue, "fgemm: a forced configuration has positive sizes, or zeros");
   std::lock_guard<std::mutex> lock(g_forced_mutex);
-  g_forced = BlockShape{block_m, block_n, cluster_m, cluster_n};
+  g_forced = BlockShape{block_m, block_n, cluster_m, cluster_n, split_k};
 }
 
 int device_sm_count() {

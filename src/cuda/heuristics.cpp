@@ -9,17 +9,55 @@
 
 namespace fgemm::cuda {
 
-// Cluster tiles (one tile per CTA of a cluster) of the problem.
+namespace {
+
+// The CTAs of a cluster run in one GPC, of 16 to 18 SMs on an H100: clusters of more than two CTAs are counted
+// as if every GPC had 16 SMs (the launcher asks the driver for the exact number).
+constexpr int kGpcSms = 16;
+// Split-K shares a tile's K between 2, 4 or 8 CTAs (a GPC holds whole clusters of each).
+constexpr int kSplits[] = {2, 4, 8};
+// A split-K reduction's cost, which ranks the tiles of a forced split: fixed (the epilogue's row stores in place
+// of the TMA's, the launch of larger clusters), per CTA of the cluster (its barrier round trips, one after
+// another), and its rate: each CTA reads its share of the tile's FP32 sums from every peer's shared memory. On
+// an H100, one 64 x 144 tile of 7168 FP8 K took 19.8 us in one CTA, 16.7, 13.0 and 12.4 us split 2, 4 and 8
+// ways (docs/PERFORMANCE.md).
+constexpr double kSplitKFixedCycles = 3000;
+constexpr double kSplitKCyclesPerCta = 700;
+constexpr double kDistributedSmemBytesPerCycle = 32;
+// HBM3 bandwidth of the whole chip.
+constexpr double kChipDramBytesPerCycle = 1700;
+
+}  // namespace
+
 std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config) {
   const std::int64_t m_blocks = ceil_div(std::max<std::int64_t>(problem.m, 1), config.block_m);
   const std::int64_t n_blocks = ceil_div(problem.shape.n, config.block_n);
   return problem.num_groups * ceil_div(m_blocks, config.cluster_m) * ceil_div(n_blocks, config.cluster_n);
 }
 
-// Rounds of cluster tiles the grid takes, one cluster per num_sms / cluster_size SMs.
+std::int64_t max_clusters(const KernelConfig& config, const DeviceLimits& device) {
+  const int size = config.cluster_size();
+  const int clusters = size <= 2 ? device.num_sms / size : device.num_sms / kGpcSms * (kGpcSms / size);
+  return std::max(clusters, 1);
+}
+
 std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
-  const std::int64_t clusters_per_wave = std::max(device.num_sms / config.cluster_size(), 1);
-  return ceil_div(cluster_tiles(problem, config), clusters_per_wave);
+  return ceil_div(cluster_tiles(problem, config), max_clusters(config, device));
+}
+
+std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& config) {
+  const bool k_grouped = problem.shape.layout == detail::GemmLayout::KGrouped;
+  const std::int64_t k = std::max<std::int64_t>(k_grouped ? problem.k_per_group : problem.shape.k, 1);
+  return ceil_div(k, config.block_k()) / config.split_k;
+}
+
+double dram_cycles(double bytes) { return bytes / kChipDramBytesPerCycle; }
+
+double split_k_cycles(const ProblemSize& problem, const KernelConfig& config) {
+  if (config.split_k == 1) return 0.0;
+  const double rows = double(std::min<std::int64_t>(std::max<std::int64_t>(problem.m, 1), config.block_m));
+  return kSplitKFixedCycles + kSplitKCyclesPerCta * config.split_k +
+         rows * config.block_n * 4 / kDistributedSmemBytesPerCycle;
 }
 
 int most_stages(KernelConfig config, const DeviceLimits& device) {
@@ -31,10 +69,37 @@ int most_stages(KernelConfig config, const DeviceLimits& device) {
   return stages;
 }
 
+namespace {
+
+// The split-K variants of the single-CTA configurations: each split count that divides the K blocks evenly
+// (kernels/fgemm/sm90/gemm_config.cuh), leaving each CTA at least two, with the most stages that fit beside
+// the tile's FP32 sums.
+void add_split_k_variants(std::vector<KernelConfig>& configs, const ProblemSize& problem, const DeviceLimits& device) {
+  const auto layout = problem.shape.layout;
+  if (layout != detail::GemmLayout::Normal && layout != detail::GemmLayout::Masked) return;
+  const std::size_t singles = configs.size();
+  for (std::size_t i = 0; i < singles; ++i) {
+    if (configs[i].cluster_size() != 1 || configs[i].column_halves() != 1) continue;
+    const std::int64_t k_blocks = tile_k_blocks(problem, configs[i]);
+    for (int splits : kSplits) {
+      if (k_blocks % splits != 0 || k_blocks / splits < 2) continue;
+      KernelConfig config = configs[i];
+      config.split_k = splits;
+      config.num_stages = most_stages(config, device);
+      if (config.num_stages >= 2) configs.push_back(config);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
-                                            bool with_clusters) {
-  return problem.shape.ab_dtype == DType::E4M3 ? fp8_candidates(problem, device, with_clusters)
-                                               : no_scale_candidates(problem, device, with_clusters);
+                                            bool with_clusters, bool with_split_k) {
+  std::vector<KernelConfig> configs = problem.shape.ab_dtype == DType::E4M3
+                                          ? fp8_candidates(problem, device, with_clusters)
+                                          : no_scale_candidates(problem, device, with_clusters);
+  if (with_split_k) add_split_k_variants(configs, problem, device);
+  return configs;
 }
 
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
@@ -42,7 +107,7 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
 }
 
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
-  const auto configs = candidate_configs(problem, device, forced.cluster_m != 0);
+  const auto configs = candidate_configs(problem, device, forced.cluster_m != 0, forced.split_k > 1);
   // Ties go to the larger tile (counting only rows the problem has), then to no cluster.
   const auto useful_area = [&](const KernelConfig& c) {
     return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
@@ -53,6 +118,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) continue;
     if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
       continue;
+    if (config.split_k != std::max(forced.split_k, 1)) continue;
     if (forced.block_m == 0 && config.scaled() && fp8_only_when_forced(problem, config)) continue;
     const double cost = estimated_cost(problem, config, device);
     const bool better_tie = best && useful_area(config) > useful_area(*best);
@@ -63,17 +129,19 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
   }
   if (!best)
     throw Error(ErrorKind::InvalidValue,
-                forced.block_m ? "fgemm: the forced tile " + std::to_string(forced.block_m) + "x" +
-                                     std::to_string(forced.block_n) + " (cluster " + std::to_string(forced.cluster_m) +
-                                     "x" + std::to_string(forced.cluster_n) + ") is not a supported configuration"
-                               : std::string("fgemm: no kernel configuration fits the device's shared memory"));
+                forced.block_m || forced.split_k
+                    ? "fgemm: the forced tile " + std::to_string(forced.block_m) + "x" +
+                          std::to_string(forced.block_n) + " (cluster " + std::to_string(forced.cluster_m) + "x" +
+                          std::to_string(forced.cluster_n) + ", split-K " + std::to_string(forced.split_k) +
+                          ") is not a supported configuration"
+                    : std::string("fgemm: no kernel configuration fits the device's shared memory"));
   KernelConfig chosen = *best;
   // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,
   // whose tile count is known only on the device (masked_m).
-  const std::int64_t max_clusters = device.num_sms / chosen.cluster_size();
+  const std::int64_t most = max_clusters(chosen, device);
   const std::int64_t clusters = problem.shape.layout == detail::GemmLayout::Masked
-                                    ? max_clusters
-                                    : std::min(cluster_tiles(problem, chosen), max_clusters);
+                                    ? most
+                                    : std::min(cluster_tiles(problem, chosen), most);
   chosen.num_sms = static_cast<int>(clusters * chosen.cluster_size());
   return chosen;
 }

@@ -23,25 +23,29 @@ struct ProblemSize {
   std::int64_t k_per_group = 0;
 };
 
-// Every configuration the kernel supports for this problem, with the most stages that fit; with clusters
-// of two CTAs sharing an operand by multicast only when asked: measured on an H100 they are no faster than
-// single CTAs yet (docs/PERFORMANCE.md), so the heuristics leave them out.
+// Every configuration the kernel supports for this problem, with the most stages that fit: single CTAs, and
+// only when asked clusters of two CTAs sharing an operand by multicast, and the single CTAs' split-K variants
+// (normal and masked layouts). Measured on an H100, neither is faster than single CTAs yet where the heuristics
+// would choose them (docs/PERFORMANCE.md), so the heuristics leave them out.
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
-                                            bool with_clusters = false);
+                                            bool with_clusters = false, bool with_split_k = false);
 
 // A cost estimate (arbitrary units, lower is faster) of one configuration; see heuristics.cpp for the model.
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
 
 // A tile shape (and cluster shape, unless 0) imposed for tuning; block_m == 0 lets the heuristics choose.
+// split_k: the CTAs sharing each tile's K (split-K, with the heuristics' tile where none is imposed), or 0 for
+// none.
 struct BlockShape {
   int block_m = 0;
   int block_n = 0;
   int cluster_m = 0;
   int cluster_n = 0;
+  int split_k = 0;
 };
 
 // The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced
-// shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one CTA per tile.
+// shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one cluster per cluster tile.
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced = {});
 
 // Every configuration choose_config picks for M (the masked layout: expected_m) from m_min to m_max, each

@@ -38,7 +38,8 @@ std::string KernelConfig::name() const {
          (shape.psum ? "_psum" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
          output_name(*this) + (shape.has_c ? "_c" : "") + (scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" +
          std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +
-         std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n);
+         std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
+         (split_k > 1 ? "_sk" + std::to_string(split_k) : "");
 }
 
 }  // namespace fgemm::cuda

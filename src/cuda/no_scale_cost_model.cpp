@@ -11,7 +11,6 @@ namespace {
 
 constexpr double kMmaFlopsPerCycle = 4096;       // dense BF16/FP16 wgmma throughput of one SM
 constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM bandwidth
-constexpr double kChipDramBytesPerCycle = 1700;  // HBM3 bandwidth of the whole chip
 // Per K block, what the MMAs do not hide: the stage's barrier round trip and the wait for the block's MMAs
 // before the stage is released (the other math warpgroups' MMAs run meanwhile).
 constexpr double kKBlockOverheadCycles = 150;
@@ -79,7 +78,7 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   const bool k_grouped = problem.shape.layout == detail::GemmLayout::KGrouped;
   const std::int64_t k = std::max<std::int64_t>(k_grouped ? problem.k_per_group : problem.shape.k, 1);
   const std::int64_t waves = waves_of(problem, config, device);
-  const std::int64_t k_blocks = ceil_div(k, config.block_k());
+  const std::int64_t k_blocks = tile_k_blocks(problem, config);
 
   const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
   const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
@@ -90,12 +89,12 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   // Fewer stages than it takes to cover a block's load latency with the others' MMAs show as idle time.
   const double stage_penalty = config.num_stages < 3 ? 0.15 * std::max(mma, load) : 0.0;
   const double k_block = std::max(mma, load) + kKBlockOverheadCycles + stage_penalty;
-  const double tile = k_blocks * k_block + store + kTileOverheadCycles;
+  const double tile = k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config);
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) * config.operand_bytes +
                             double(problem.num_groups) * m * n * config.output_bytes * (problem.shape.has_c ? 3 : 1);
-  const double memory_bound = dram_bytes / kChipDramBytesPerCycle;
+  const double memory_bound = dram_cycles(dram_bytes);
   return std::max(compute_bound, memory_bound);
 }
 

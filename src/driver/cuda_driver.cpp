@@ -77,6 +77,7 @@ std::unique_ptr<CudaDriver> load() {
   FGEMM_BIND(cuModuleUnload);
   FGEMM_BIND(cuFuncSetAttribute);
   FGEMM_BIND(cuLaunchKernelEx);
+  FGEMM_BIND(cuOccupancyMaxActiveClusters);
   FGEMM_BIND(cuTensorMapEncodeTiled);
   FGEMM_BIND(cuMemAlloc);
   FGEMM_BIND(cuMemFree);

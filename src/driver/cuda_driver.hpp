@@ -35,6 +35,7 @@ struct CudaDriver {
   CUresult (*cuFuncSetAttribute)(CUfunction function, CUfunction_attribute attribute, int value) = nullptr;
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig* config, CUfunction function, void** params,
                                void** extra) = nullptr;
+  CUresult (*cuOccupancyMaxActiveClusters)(int* clusters, CUfunction function, const CUlaunchConfig* config) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(CUtensorMap* map, CUtensorMapDataType data_type, std::uint32_t rank,
                                      void* address, const std::uint64_t* sizes, const std::uint64_t* strides,
                                      const std::uint32_t* box_sizes, const std::uint32_t* element_strides,

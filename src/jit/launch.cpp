@@ -29,11 +29,10 @@ void validate(const Kernel& kernel, const LaunchShape& shape) {
                     to_string(shape.grid) + " and cluster " + to_string(shape.cluster));
 }
 
-}  // namespace
-
-void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver::CUstream stream) {
-  validate(kernel, shape);
-  driver::CUlaunchAttribute cluster{};
+// The driver's description of a launch of `kernel` in `shape` on `stream`; `cluster` holds its one attribute.
+driver::CUlaunchConfig launch_config(const Kernel& kernel, const LaunchShape& shape, driver::CUstream stream,
+                                     driver::CUlaunchAttribute& cluster) {
+  cluster = driver::CUlaunchAttribute{};
   cluster.id = driver::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   cluster.value.clusterDim.x = shape.cluster.x;
   cluster.value.clusterDim.y = shape.cluster.y;
@@ -51,9 +50,28 @@ void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver:
   config.hStream = stream;
   config.attrs = clustered ? &cluster : nullptr;
   config.numAttrs = clustered ? 1 : 0;
+  return config;
+}
+
+}  // namespace
+
+void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver::CUstream stream) {
+  validate(kernel, shape);
+  driver::CUlaunchAttribute cluster;
+  const driver::CUlaunchConfig config = launch_config(kernel, shape, stream, cluster);
   const driver::CUresult result = driver::cuda().cuLaunchKernelEx(&config, kernel.function, args, nullptr);
   if (result != driver::CUDA_SUCCESS)
     driver::check(result, ("cuLaunchKernelEx of kernel " + kernel.name).c_str());
+}
+
+int max_active_clusters(const Kernel& kernel, const LaunchShape& shape) {
+  validate(kernel, shape);
+  driver::CUlaunchAttribute cluster;
+  const driver::CUlaunchConfig config = launch_config(kernel, shape, nullptr, cluster);
+  int clusters = 0;
+  driver::check(driver::cuda().cuOccupancyMaxActiveClusters(&clusters, kernel.function, &config),
+                ("cuOccupancyMaxActiveClusters of kernel " + kernel.name).c_str());
+  return clusters;
 }
 
 }  // namespace fgemm::jit

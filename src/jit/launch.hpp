@@ -24,4 +24,8 @@ struct LaunchShape {
 // or a grid that is not a whole number of clusters, Runtime when the driver refuses the launch.
 void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver::CUstream stream);
 
+// The most clusters of `shape.cluster` that the device runs at once with `kernel` (the SMs of a cluster share a
+// GPC, so large clusters leave some SMs idle); the grid of `shape` does not matter. Throws like launch().
+int max_active_clusters(const Kernel& kernel, const LaunchShape& shape);
+
 }  // namespace fgemm::jit

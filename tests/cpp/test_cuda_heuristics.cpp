@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "cuda/heuristics.hpp"
@@ -101,6 +102,39 @@ TEST(Heuristics, FourStagesOfColumnHalvesForFewWavesOnly) {
     EXPECT_EQ(config.staging_passes(), stages == 4 ? 2 : 1) << config.name();
     EXPECT_LE(config.smem_bytes(), device.max_smem_per_block) << config.name();
   }
+}
+
+// Split-K only when forced: each split an equal share of at least two K blocks, only in the normal and masked
+// layouts, never with multicast; never chosen otherwise.
+TEST(Heuristics, SplitKOnlyWhenForced) {
+  const DeviceLimits device;
+  for (std::int64_t m : {1, 64, 128}) EXPECT_EQ(choose_config(problem(m, 2112, 7168), device).split_k, 1);
+  for (DType dtype : {DType::E4M3, DType::BF16}) {
+    for (auto layout : {detail::GemmLayout::Normal, detail::GemmLayout::Masked, detail::GemmLayout::Contiguous}) {
+      ProblemSize size = problem(64, 2112, 7168);
+      size.shape.ab_dtype = dtype;
+      size.shape.layout = layout;
+      for (const auto& config : candidate_configs(size, device, true)) EXPECT_EQ(config.split_k, 1);
+      int splits = 0;
+      for (const auto& config : candidate_configs(size, device, true, true)) {
+        if (config.split_k == 1) continue;
+        ++splits;
+        EXPECT_EQ(config.multicast_size(), 1) << config.name();
+        const int k_blocks = 7168 / config.block_k();
+        EXPECT_EQ(k_blocks % config.split_k, 0) << config.name();
+        EXPECT_GE(k_blocks / config.split_k, 2) << config.name();
+        EXPECT_LE(config.smem_bytes(), device.max_smem_per_block) << config.name();
+      }
+      EXPECT_EQ(splits > 0, layout != detail::GemmLayout::Contiguous);
+    }
+  }
+  const KernelConfig forced = choose_config(problem(4096, 7168, 2048), device, BlockShape{64, 128, 0, 0, 4});
+  EXPECT_EQ(forced.split_k, 4);
+  EXPECT_EQ(forced.cluster_size(), 4);
+  const KernelConfig split_only = choose_config(problem(64, 2112, 7168), device, BlockShape{0, 0, 0, 0, 8});
+  EXPECT_EQ(split_only.split_k, 8);
+  EXPECT_EQ(split_only.num_sms % 8, 0);
+  EXPECT_THROW(choose_config(problem(64, 2112, 1024), device, BlockShape{64, 128, 0, 0, 8}), Error);
 }
 
 TEST(Heuristics, HonoursTheSmCount) {

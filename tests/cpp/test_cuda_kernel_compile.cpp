@@ -98,6 +98,39 @@ TEST(GemmKernelCompile, GroupedLayouts) {
   }
 }
 
+// Split-K in both kinds and layouts: the narrowest and widest tile of each tile height, each split count, FP32
+// output with C.
+TEST(GemmKernelCompile, SplitKVariants) {
+  const DeviceLimits h100;
+  for (DType dtype : {DType::E4M3, DType::BF16}) {
+    for (auto layout : {detail::GemmLayout::Normal, detail::GemmLayout::Masked}) {
+      ProblemSize size;
+      size.m = 64;
+      size.num_groups = layout == detail::GemmLayout::Masked ? 4 : 1;
+      size.shape.layout = layout;
+      size.shape.n = 2112;
+      size.shape.k = 7168;
+      size.shape.ab_dtype = dtype;
+      size.shape.sfa_by_tma = true;
+      size.shape.output_f32 = layout == detail::GemmLayout::Normal;
+      size.shape.has_c = layout == detail::GemmLayout::Normal;
+      for (int block_m : {64, 128}) {
+        int narrowest = 1 << 30, widest = 0;
+        const auto configs = candidate_configs(size, h100, false, true);
+        for (const auto& config : configs) {
+          if (config.block_m != block_m || config.split_k == 1) continue;
+          narrowest = std::min(narrowest, config.block_n);
+          widest = std::max(widest, config.block_n);
+        }
+        for (const auto& config : configs) {
+          const bool edge = config.block_n == narrowest || config.block_n == widest;
+          if (config.block_m == block_m && config.split_k > 1 && edge) expect_compiles_without_spills(config);
+        }
+      }
+    }
+  }
+}
+
 // The unscaled kinds (BF16, FP16): every storage order of A and B, each output type with and without C, the
 // grouped layouts (psum among them), and the widest and narrowest tiles of each order.
 TEST(GemmKernelCompile, UnscaledKinds) {

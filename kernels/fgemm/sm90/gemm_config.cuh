@@ -22,9 +22,12 @@ struct GemmConfig {
   static constexpr uint32_t kBandM = kBandM_;  // tile rows per rasterization band (L2 reuse)
 
   // A cluster of kClusterM x kClusterN CTAs: tiles side by side along M share B, along N share A. Each CTA
-  // loads a 1/kClusterSize slice of the shared operand and multicasts it to the cluster.
+  // loads a 1/kMulticastSize slice of the shared operand and multicasts it to the cluster.
   static constexpr uint32_t kClusterM = kTile.cluster_m;
   static constexpr uint32_t kClusterN = kTile.cluster_n;
+  static constexpr uint32_t kMulticastSize = kTile.multicast_size();
+  // Split-K: kSplitK CTAs of a cluster share each tile's K blocks (split_k_reduction.cuh).
+  static constexpr uint32_t kSplitK = kTile.split_k;
   static constexpr uint32_t kClusterSize = kTile.cluster_size();
   static constexpr uint32_t kSliceRowsA = kTile.slice_rows_a();
   static constexpr uint32_t kSliceRowsB = kTile.slice_rows_b();
@@ -34,7 +37,9 @@ struct GemmConfig {
   static constexpr uint32_t kWarpgroupCols = kTile.warpgroup_cols();
   static constexpr uint32_t kWarpgroupN = kTile.warpgroup_n();
   static constexpr uint32_t kNumThreads = kTile.num_threads();
-  static constexpr uint32_t kNumKBlocks = ceil_div(kShapeK, kBlockK);
+  // The K blocks of the problem, and those each CTA multiplies per tile (all of them, or its split's share).
+  static constexpr uint32_t kProblemKBlocks = ceil_div(kShapeK, kBlockK);
+  static constexpr uint32_t kNumKBlocks = kProblemKBlocks / kSplitK;
 
   static constexpr bool kOutputF32 = kTile.output_bytes == 4;
   static constexpr bool kOutputF16 = kTile.output_bytes == 2 && kTile.output_f16;
@@ -54,7 +59,11 @@ struct GemmConfig {
   static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
 
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
-  static_assert(kClusterSize <= 2 && (kClusterM == 1 || kClusterN == 1), "clusters of two CTAs, along M or N");
+  static_assert(kMulticastSize <= 2 && (kClusterM == 1 || kClusterN == 1), "multicast to two CTAs, along M or N");
+  static_assert(kSplitK == 1 || (kMulticastSize == 1 && kSplitK <= 8), "split-K: up to 8 CTAs, no multicast");
+  static_assert(kProblemKBlocks % kSplitK == 0, "the splits have equal shares of the K blocks");
+  static_assert(kSplitK == 1 || kLayout == Layout::Normal || kLayout == Layout::Masked,
+                "split-K for the normal and masked layouts");
   // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");

@@ -10,7 +10,7 @@
 // warpgroups' K loop and the epilogue's staging and stores.
 //
 // One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by TMA
-// multicast. Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x
+// multicast, or with clusters of up to eight CTAs sharing each tile's K loop (split-K, split_k_reduction.cuh). Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x
 // kWarpgroupN part of the tile; and the producer (the last warpgroup), whose first thread streams the K blocks
 // of A and B of every tile through a ring of kNumStages shared-memory stages with the TMA, and whose second warp
 // may help the math policy fill its stages.
@@ -22,6 +22,7 @@
 #include "fgemm/sm90/epilogue_store.cuh"
 #include "fgemm/sm90/gemm_config.cuh"
 #include "fgemm/sm90/scheduler.cuh"
+#include "fgemm/sm90/split_k_reduction.cuh"
 #include "fgemm/sm90/stage_ring.cuh"
 
 namespace fgemm::sm90 {
@@ -39,7 +40,7 @@ struct GemmKernel {
 
   // Shared memory, every buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA
   // and wgmma address it from there): D's staging, A's and B's stages, the math policy's stage buffers, the
-  // barriers.
+  // barriers, and split-K's sums and barriers.
   struct SharedMemory {
     uint8_t* d;
     uint8_t* a;
@@ -47,6 +48,8 @@ struct GemmKernel {
     uint8_t* extra;
     uint64_t* full;
     uint64_t* empty;
+    uint64_t* split_k_barriers;
+    uint8_t* split_k_sums;
 
     __device__ __forceinline__ explicit SharedMemory(uint8_t* base)
         : d(base),
@@ -54,7 +57,9 @@ struct GemmKernel {
           b(a + kNumStages * C::kSmemA),
           extra(b + kNumStages * C::kSmemB),
           full(reinterpret_cast<uint64_t*>(extra + kNumStages * Math::kStageExtraBytes)),
-          empty(full + kNumStages) {}
+          empty(full + kNumStages),
+          split_k_barriers(empty + kNumStages),
+          split_k_sums(reinterpret_cast<uint8_t*>(split_k_barriers + 2)) {}
   };
 
   // The TMA thread of the producer warpgroup: streams the K blocks of A and B (and what the math policy loads
@@ -67,8 +72,8 @@ struct GemmKernel {
     constexpr bool kGroupedB = C::kLayout != Layout::Normal && C::kLayout != Layout::KGrouped;
     fill_stages<C>(scheduler, smem.empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
       const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN;
-      const int32_t k0 = (C::kLayout == Layout::KGrouped ? tile.k_begin : 0) + kb * C::kBlockK;
-      const bool multicast = C::kClusterSize > 1 && tile.multicast;
+      const int32_t k0 = kb * C::kBlockK;
+      const bool multicast = C::kMulticastSize > 1 && tile.multicast;
       uint64_t* full = &smem.full[stage];
       // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
       ptx::mbarrier_arrive_expect_tx(full, C::kSmemA + C::kSmemB + Math::kTmaExtraBytes);
@@ -122,7 +127,7 @@ struct GemmKernel {
 
   // The math warpgroups: the K loop and the epilogue of every tile of the CTA.
   __device__ __forceinline__ static void consume(const GemmParams& params, Sched scheduler, const SharedMemory& smem,
-                                                 const ptx::TensorMap* tmap_d) {
+                                                 const ptx::TensorMap* tmap_d, uint32_t rank) {
     ptx::setmaxnreg_increase<kMathRegisters>();
     constexpr bool kMasked = C::kLayout == Layout::Masked;
     constexpr bool kStackedD = kMasked || C::kLayout == Layout::KGrouped;  // D is [G, M, N]
@@ -131,7 +136,7 @@ struct GemmKernel {
     const uint32_t warpgroup = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);
     const uint32_t wg_row = warpgroup / C::kWarpgroupCols;
     const uint32_t wg_col = warpgroup % C::kWarpgroupCols;
-    const uint32_t lane = threadIdx.x % 32;
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
     const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
     constexpr uint32_t kRowBytes = C::kBlockK * C::kTile.operand_bytes;
@@ -145,6 +150,9 @@ struct GemmKernel {
     uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
     Math math(params, smem.extra, wg_row, row_in_wg);
     Transform transform;
+    SplitKReduction<C> split_k(smem.split_k_sums, smem.split_k_barriers, rank);
+    // Split-K: the rows of the warps another CTA of the cluster reduces are neither read from C nor stored here.
+    const bool stores_rows = C::kSplitK == 1 || split_k.owns(warp);
 
     Tile tile;
     while (scheduler.next(tile)) {
@@ -154,6 +162,7 @@ struct GemmKernel {
       const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWarpgroupN;
       const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
       const uint32_t rows = tile.rows;
+      const uint32_t c_row0 = stores_rows ? row0 : params.m, c_row1 = stores_rows ? row1 : params.m;
       // The experts of this thread's two rows (contiguous layouts), read now for the epilogue, so that the
       // loads' latency hides behind the K loop.
       int32_t row_experts[2] = {-1, -1};
@@ -163,16 +172,17 @@ struct GemmKernel {
       }
 
       // ---------------------------------------------------------------- the K loop
-      transform.begin_tile(params, group, row0, row1, n_base);
-      math.begin_tile(group, n_base);
+      transform.begin_tile(params, group, c_row0, c_row1, n_base);
+      math.begin_tile(group, n_base, tile.k_begin / C::kBlockK);
       if constexpr (C::kLayout == Layout::KGrouped)
         expert_k_loop(math, pipe, ceil_div(tile.k_len, C::kBlockK));
       else
         k_loop(math, pipe);
 
       // ---------------------------------------------------------------- the epilogue
+      if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, warpgroup, m_base + warp % 4 * 16 < rows);
       if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
-      transform.apply(math.acc, params, group, row0, row1, n_base);
+      transform.apply(math.acc, params, group, c_row0, c_row1, n_base);
       // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
       // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
       // not aligned to BLOCK_M, or an expert index out of range) become NaN rather than a wrong number.
@@ -189,10 +199,12 @@ struct GemmKernel {
         actions[0] = row0 < rows ? RowAction::Write : RowAction::Skip;
         actions[1] = row1 < rows ? RowAction::Write : RowAction::Skip;
       }
-      // Rows past the end of A count as full: TMA clips them. So in the normal layout only a ragged N makes
-      // tiles partial, and its kernels have no code for them otherwise.
-      constexpr bool kPartialTiles = C::kLayout != Layout::Normal || C::kRaggedN;
-      const bool clipped_by_tma = !C::kRaggedN || n_base + C::kWarpgroupN <= C::kShapeN;
+      if (!stores_rows) actions[0] = actions[1] = RowAction::Skip;
+      // Rows past the end of A count as full: TMA clips them. So in the normal layout only a ragged N (or
+      // split-K, whose CTAs store some warps' rows each) makes tiles partial, and its kernels have no code for
+      // them otherwise.
+      constexpr bool kPartialTiles = C::kLayout != Layout::Normal || C::kRaggedN || C::kSplitK > 1;
+      const bool clipped_by_tma = C::kSplitK == 1 && (!C::kRaggedN || n_base + C::kWarpgroupN <= C::kShapeN);
       const bool full_tile = ptx::named_barrier_and(
           1 + warpgroup, 128,
           clipped_by_tma && (actions[0] == RowAction::Write || row0 >= params.m) &&
@@ -231,10 +243,11 @@ struct GemmKernel {
       for (uint32_t s = 0; s < kNumStages; ++s) {
         // The TMA thread's arrival (with the bytes it expects), and the math policy's helper warp's.
         ptx::mbarrier_init(&smem.full[s], 1 + Math::kHelperArrivals);
-        // One arrival per math warp of every CTA of the cluster: a stage is refilled (possibly by a peer's
-        // multicast) only once all of them are done with it.
-        ptx::mbarrier_init(&smem.empty[s], C::kNumMathWarpgroups * 4 * C::kClusterSize);
+        // One arrival per math warp of every CTA of the multicast cluster: a stage is refilled (possibly by a
+        // peer's multicast) only once all of them are done with it.
+        ptx::mbarrier_init(&smem.empty[s], C::kNumMathWarpgroups * 4 * C::kMulticastSize);
       }
+      if constexpr (C::kSplitK > 1) SplitKReduction<C>::init_barriers(smem.split_k_barriers);
       ptx::fence_barrier_init();
     }
     // The peers' barriers must be initialised before any multicast or remote arrival reaches them.
@@ -243,21 +256,25 @@ struct GemmKernel {
     else
       __syncthreads();
 
+    // A multicast cluster's CTAs take neighbouring tiles; a split-K cluster's take the same tiles, each its
+    // split of their K.
     const uint32_t rank = C::kClusterSize > 1 ? ptx::cluster_rank() : 0;
+    const uint32_t multicast_rank = C::kSplitK > 1 ? 0 : rank;
+    const uint32_t split_k_begin = C::kSplitK > 1 ? rank * C::kNumKBlocks * C::kBlockK : 0;
     const int32_t* grouped_layout = C::kLayout == Layout::ContiguousPsum ? params.psum
                                     : C::kLayout == Layout::KGrouped     ? params.ks
                                                                          : params.m_indices;
-    Sched scheduler(params.m, params.num_groups, grouped_layout, params.masked_m, rank,
-                    blockIdx.x / C::kClusterSize, gridDim.x / C::kClusterSize);
+    Sched scheduler(params.m, params.num_groups, grouped_layout, params.masked_m, multicast_rank,
+                    blockIdx.x / C::kClusterSize, gridDim.x / C::kClusterSize, split_k_begin);
 
     if (threadIdx.x / 128 == C::kNumMathWarpgroups) {
       // ---------------------------------------------------------------- the producer
       ptx::setmaxnreg_decrease<kProducerRegisters>();
-      if (threadIdx.x == kProducerThread) produce(scheduler, rank, smem, tmap_a, tmap_b, tmap_sfa);
+      if (threadIdx.x == kProducerThread) produce(scheduler, multicast_rank, smem, tmap_a, tmap_b, tmap_sfa);
       if (threadIdx.x / 32 == kProducerThread / 32 + 1)
         Math::help_producer(params, scheduler, smem.extra, smem.full, smem.empty);
     } else {
-      consume(params, scheduler, smem, tmap_d);
+      consume(params, scheduler, smem, tmap_d, rank);
     }
     // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
     if constexpr (C::kClusterSize > 1) ptx::cluster_sync();

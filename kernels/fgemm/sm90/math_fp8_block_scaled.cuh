@@ -121,7 +121,7 @@ struct Fp8BlockScaledMath {
     return ScalesB{b0, kUniformScaleB ? b0 : ptx::load_readonly(params.sfb + block + sfb_second_block)};
   }
 
-  // The scales of K block kb = round * kNumStages + stage: sfa of this thread's rows from the stage, and sfb of
+  // The scales of the tile's K block kb = round * kNumStages + stage: sfa of this thread's rows from the stage, and sfb of
   // the one or two 128-column blocks its warpgroup's columns touch (a warpgroup wholly past N reads the last
   // block's; its columns are never stored).
   __device__ __forceinline__ Scales read_scales(uint32_t stage, uint32_t round) {
@@ -132,12 +132,15 @@ struct Fp8BlockScaledMath {
     return Scales{ptx::load_shared_f32(sfa), ptx::load_shared_f32(sfa + 8 * 4), sfb.b0, sfb.b1};
   }
 
-  // A new tile of expert `group` whose warpgroup columns start at n_base.
-  __device__ __forceinline__ void begin_tile(uint32_t group, uint32_t n_base) {
+  // A new tile of expert `group` whose warpgroup columns start at n_base, its K loop starting at K block
+  // first_k_block of the problem (split-K).
+  __device__ __forceinline__ void begin_tile(uint32_t group, uint32_t n_base, uint32_t first_k_block) {
     const uint32_t nb0 = min_of(n_base / 128, kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, kNumNBlocksOfB - 1);
-    sfb_offset = __shfl_sync(
-        0xffffffff, static_cast<uint32_t>(group * params.sfb_group_stride + nb0 * params.sfb_n_stride), 0);
+    sfb_offset = __shfl_sync(0xffffffff,
+                             static_cast<uint32_t>(group * params.sfb_group_stride + nb0 * params.sfb_n_stride +
+                                                   first_k_block * params.sfb_k_stride),
+                             0);
     sfb_second_block = (nb1 - nb0) * static_cast<uint32_t>(params.sfb_n_stride);
     first_block_cols = 128 - n_base % 128;
     if constexpr (kSfbAhead) next_sfb = load_sfb(0);

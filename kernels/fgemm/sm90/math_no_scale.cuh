@@ -34,7 +34,7 @@ struct NoScaleMath {
 
   // Zeroed here rather than by the first MMA, so that a tile with no K blocks (an empty expert of the
   // k-grouped layout) stores zeros (or C).
-  __device__ __forceinline__ void begin_tile(uint32_t, uint32_t) {
+  __device__ __forceinline__ void begin_tile(uint32_t, uint32_t, uint32_t) {
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
   }

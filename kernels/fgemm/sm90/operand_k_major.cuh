@@ -20,7 +20,7 @@ struct KMajorOperand : OperandDescriptorSteps {
   }
 
   // Loads the box of `rows` x one K block at (k0, row0) (of matrix `group` where kStacked) into the stage at
-  // `dst`. An operand shared by the cluster is loaded as kClusterSize slices: with multicast, this CTA loads
+  // `dst`. An operand shared by the cluster is loaded as kMulticastSize slices: with multicast, this CTA loads
   // only its own slice, to all CTAs.
   template <bool kStacked>
   __device__ __forceinline__ static void load(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
@@ -30,7 +30,7 @@ struct KMajorOperand : OperandDescriptorSteps {
     for (uint32_t slice = 0; slice < rows / slice_rows; ++slice) {
       if (multicast && slice != rank) continue;
       uint8_t* slice_dst = dst + slice * slice_rows * kRowBytes;
-      load_operand_box<kStacked, C::kClusterSize>(slice_dst, map, barrier, multicast, k0,
+      load_operand_box<kStacked, C::kMulticastSize>(slice_dst, map, barrier, multicast, k0,
                                                   row0 + slice * slice_rows, group);
     }
   }

@@ -24,7 +24,7 @@ struct MnMajorOperand : OperandDescriptorSteps {
   }
 
   // Loads rows [row0, row0 + rows) of M or N x the K block at k0 (of matrix `group` where kStacked), as
-  // kClusterSize slices of whole boxes where the cluster shares the operand (multicast: only this CTA's slice).
+  // kMulticastSize slices of whole boxes where the cluster shares the operand (multicast: only this CTA's slice).
   // The tensor map's inner dimension is M or N, its outer K.
   template <bool kStacked>
   __device__ __forceinline__ static void load(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
@@ -32,7 +32,7 @@ struct MnMajorOperand : OperandDescriptorSteps {
                                               int32_t k0, int32_t row0, uint32_t group) {
     for (uint32_t box = 0; box < rows / kBoxElements; ++box) {
       if (multicast && box * kBoxElements / slice_rows != rank) continue;
-      load_operand_box<kStacked, C::kClusterSize>(dst + box * kBoxBytes, map, barrier, multicast,
+      load_operand_box<kStacked, C::kMulticastSize>(dst + box * kBoxBytes, map, barrier, multicast,
                                                   row0 + box * kBoxElements, k0, group);
     }
   }

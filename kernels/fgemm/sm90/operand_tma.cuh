@@ -22,12 +22,12 @@ struct OperandDescriptorSteps {
 };
 
 // The box at (inner, outer) of the map's two dimensions, into this CTA's shared memory or multicast to every CTA
-// of the cluster, from a matrix (2-D map) or a stack of them (3-D map, one per group).
+// of the multicast cluster, from a matrix (2-D map) or a stack of them (3-D map, one per group).
 // The contiguous dimension comes first; `group` is read where kStacked.
-template <bool kStacked, uint32_t kClusterSize>
+template <bool kStacked, uint32_t kMulticastSize>
 __device__ __forceinline__ void load_operand_box(uint8_t* dst, const ptx::TensorMap* map, uint64_t* barrier,
                                                  bool multicast, int32_t inner, int32_t outer, uint32_t group) {
-  constexpr uint16_t kAllCtas = (1u << kClusterSize) - 1;
+  constexpr uint16_t kAllCtas = (1u << kMulticastSize) - 1;
   if constexpr (kStacked) {
     if (multicast)
       ptx::tma_load_3d_multicast(dst, map, barrier, kAllCtas, inner, outer, group);

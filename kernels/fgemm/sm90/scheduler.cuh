@@ -30,7 +30,8 @@ struct Tile {
   // tile of the cluster tile is valid and of one expert.
   bool multicast;
   uint32_t rows;  // rows of A to compute: M, M_sum, or masked_m[group] clamped to [0, M_max]
-  // K-grouped: the expert's range of K, [k_begin, k_begin + k_len).
+  // The tile's K loop starts at K index k_begin: 0, the first of this CTA's split (split-K), or the expert's
+  // (k-grouped, whose range of K is [k_begin, k_begin + k_len)).
   uint32_t k_begin;
   uint32_t k_len;
 };
@@ -65,7 +66,8 @@ struct Scheduler {
   // Contiguous: m_indices [M_sum], or the prefix sums [num_groups] (psum); k-grouped: each expert's K.
   const int32_t* grouped_layout;
   const int32_t* masked_m;
-  uint32_t rank_m, rank_n;  // this CTA's place in its cluster
+  uint32_t rank_m, rank_n;  // this CTA's place in its multicast cluster
+  uint32_t split_k_begin;   // split-K: where this CTA's share of every tile's K starts
   uint32_t next_index;
   uint32_t stride;
   // Masked and k-grouped: the group holding next_index, and the index of its first cluster tile; k-grouped:
@@ -74,10 +76,14 @@ struct Scheduler {
   uint32_t group_first_index = 0;
   uint32_t group_k_begin = 0;
 
+  // `multicast_rank`: the CTA's rank in a multicast cluster (0 without one); the CTAs of a split-K cluster walk
+  // the same tiles, each from its own `split_k_begin`.
   __host__ __device__ Scheduler(uint32_t m, uint32_t num_groups, const int32_t* grouped_layout,
-                                const int32_t* masked_m, uint32_t cluster_rank, uint32_t first_index, uint32_t stride)
+                                const int32_t* masked_m, uint32_t multicast_rank, uint32_t first_index,
+                                uint32_t stride, uint32_t split_k_begin = 0)
       : m(m), num_groups(num_groups), grouped_layout(grouped_layout), masked_m(masked_m),
-        rank_m(cluster_rank % kClusterM), rank_n(cluster_rank / kClusterM), next_index(first_index), stride(stride) {}
+        rank_m(multicast_rank % kClusterM), rank_n(multicast_rank / kClusterM), split_k_begin(split_k_begin),
+        next_index(first_index), stride(stride) {}
 
   // Rows of group g to compute: masked_m[g] clamped to [0, M_max], so a bad count cannot reach past A or D;
   // every row for k-grouped.
@@ -158,7 +164,7 @@ struct Scheduler {
     tile.n_block = cluster_col * kClusterN + rank_n;
     tile.group = 0;
     tile.rows = m;
-    tile.k_begin = 0;
+    tile.k_begin = split_k_begin;
     tile.k_len = 0;
     tile.valid = tile.m_block < num_m_blocks && tile.n_block < kNumNBlocks;
     // Whole cluster tile inside the grid: the last tile of the cluster tile is.

@@ -45,8 +45,9 @@ struct Ring {
 };
 
 // The producers' walk: every K block of every tile of the CTA, in the ring's order, calling
-// fill(tile, group, kb, stage) once the stage is free. An out-of-range expert (a bad m_indices entry) reads
-// expert 0; its rows are written as NaN.
+// fill(tile, group, kb, stage) once the stage is free, with kb the K block's index in the problem's K (the
+// tile's K loop starts at tile.k_begin: a k-grouped expert's, or a split's). An out-of-range expert (a bad
+// m_indices entry) reads expert 0; its rows are written as NaN.
 template <class C, class Scheduler, class Fill>
 __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty, Fill fill) {
   uint32_t tiles_before = 0;
@@ -54,13 +55,14 @@ __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty
   Tile tile;
   while (scheduler.next(tile)) {
     const uint32_t group = tile.group < scheduler.num_groups ? tile.group : 0;
+    const uint32_t first_k_block = tile.k_begin / C::kBlockK;
     if constexpr (C::kLayout == Layout::KGrouped) {
       const uint32_t k_blocks = ceil_div(tile.k_len, C::kBlockK);
 #pragma unroll 1
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         const uint32_t stage = kb % C::kNumStages;
         ptx::mbarrier_wait(&empty[stage], phases.parity(stage, kb / C::kNumStages) ^ 1);
-        fill(tile, group, kb, stage);
+        fill(tile, group, first_k_block + kb, stage);
       }
       phases.end_tile(k_blocks);
       continue;
@@ -70,7 +72,7 @@ __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty
     for (uint32_t kb = 0; kb < C::kNumKBlocks; ++kb) {
       const uint32_t stage = kb % C::kNumStages;
       ptx::mbarrier_wait(&empty[stage], Ring<C>::parity(stage, kb / C::kNumStages, tiles_before) ^ 1);
-      fill(tile, group, kb, stage);
+      fill(tile, group, first_k_block + kb, stage);
     }
     ++tiles_before;
   }
@@ -117,10 +119,10 @@ struct StagePipe {
   // Once a stage's MMAs are complete, the stage goes back to the producer (of every CTA of the cluster).
   __device__ __forceinline__ void release(uint32_t stage) const {
     __syncwarp();
-    if constexpr (C::kClusterSize > 1) {
+    if constexpr (C::kMulticastSize > 1) {
       // One lane per CTA: arrivals from one lane on the cluster's barriers follow one another slowly (two
       // from one lane cost 128 x 256 tiles about 80 cycles per K block, 7%, in bench/mainloop_probe.cu).
-      if (lane < C::kClusterSize) ptx::mbarrier_arrive_cluster(&empty[stage], lane);
+      if (lane < C::kMulticastSize) ptx::mbarrier_arrive_cluster(&empty[stage], lane);
     } else if (lane == 0) {
       ptx::mbarrier_arrive(&empty[stage]);
     }

@@ -18,6 +18,9 @@ struct TileConfig {
   int output_bytes = 2;     // of D: 2 (BF16 or FP16) or 4 (FP32)
   int operand_bytes = 1;    // of A and B: 1 (FP8) or 2 (BF16, FP16)
   bool output_f16 = false;  // a 16-bit D is FP16 rather than BF16
+  // Split-K: this many CTAs of a cluster compute one tile together, each over its 1/split_k of the K blocks,
+  // and reduce their sums through distributed shared memory (split_k_reduction.cuh). Never with multicast.
+  int split_k = 1;
 
   // One K block is one 128-byte swizzle row of A and B.
   constexpr int block_k() const { return 128 / operand_bytes; }
@@ -29,10 +32,12 @@ struct TileConfig {
   constexpr int warpgroup_cols() const { return num_math_warpgroups() / warpgroup_rows(); }
   constexpr int warpgroup_n() const { return block_n / warpgroup_cols(); }
 
-  constexpr int cluster_size() const { return cluster_m * cluster_n; }
+  // CTAs of a cluster sharing an operand by multicast, and CTAs of a cluster in all.
+  constexpr int multicast_size() const { return cluster_m * cluster_n; }
+  constexpr int cluster_size() const { return multicast_size() * split_k; }
   // Rows of the TMA boxes of A and B: an operand shared by the cluster is loaded in one slice per CTA.
-  constexpr int slice_rows_a() const { return cluster_n > 1 ? block_m / cluster_size() : block_m; }
-  constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / cluster_size() : block_n; }
+  constexpr int slice_rows_a() const { return cluster_n > 1 ? block_m / multicast_size() : block_m; }
+  constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / multicast_size() : block_n; }
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
   // a warpgroup wider than 160 columns has a fourth stage or FP32 output (whose whole staging would leave room
@@ -53,14 +58,19 @@ struct TileConfig {
   constexpr int chunk_bytes() const { return swizzle_d_bytes() ? swizzle_d_bytes() : staged_cols() * output_bytes; }
   constexpr int smem_d_per_warpgroup() const { return 64 * staged_cols() * output_bytes; }
 
+  // Split-K: each CTA's FP32 sums of the tile, which its peers read, and two barriers (its sums are ready,
+  // its peers are done reading them).
+  constexpr int split_k_bytes() const { return split_k > 1 ? block_m * block_n * 4 + 2 * 8 : 0; }
+
   // Shared memory: D's staging, then per stage a K block of A and of B and `stage_extra_bytes` that the
-  // per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage.
+  // per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage, then
+  // what split-K needs.
   constexpr int stage_bytes(int stage_extra_bytes) const {
     return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
   }
   constexpr int smem_bytes(int stage_extra_bytes) const {
     return num_math_warpgroups() * smem_d_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
-           num_stages * 2 * 8;
+           num_stages * 2 * 8 + split_k_bytes();
   }
 };
 
