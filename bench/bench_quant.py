@@ -5,8 +5,10 @@ For each M x K (BF16 input): the kernel's time (the kernel's duration from the p
 call by zeroing a 256 MB buffer, median of many calls after warm-up), its bandwidth (bytes read + written) as a
 fraction of the copy bandwidth measured in the same run (a torch copy of a large tensor) and of a copy moving the
 same bytes, and the time of the torch-op chain (its kernels' durations, summed). Kernels:
-per_token_cast_to_fp8 with row-major and with MN-major scales, per_block_cast_to_fp8 (M as N), and
-get_mn_major_tma_aligned_tensor of the per-token scales.
+per_token_cast_to_fp8 with row-major and with MN-major scales, per_block_cast_to_fp8 (M as N),
+get_mn_major_tma_aligned_tensor of the per-token scales, and the INT8 quantizers: per_token_cast_to_int8 (one
+scale per row, as per_channel_cast_to_int8), per_token_group_cast_to_int8 (groups of 128) and per_block_cast_to_int8,
+each against the torch chain of its reference arithmetic (tests/python/quantize_int8_reference.py).
 
     python bench/bench_quant.py [--shapes quantize|FILE.json] [--json out.json]
 """
@@ -28,6 +30,7 @@ from fgemm.bench.peaks import gpu_copy_gbps
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
+import quantize_int8_reference as int8_reference  # noqa: E402
 from quantize_reference import assert_same_codes, assert_same_scales, deepgemm_per_token  # noqa: E402
 
 
@@ -48,7 +51,8 @@ def same_bits(kernel_result, chain_result):
     """Whether the kernel's result (codes and scales, or scales) has the bits of the chain's, NaN matching NaN."""
     try:
         if isinstance(kernel_result, tuple):
-            assert_same_codes(kernel_result[0], chain_result[0])
+            int8 = kernel_result[0].dtype == torch.int8
+            (int8_reference.assert_same_codes if int8 else assert_same_codes)(kernel_result[0], chain_result[0])
             assert_same_scales(kernel_result[1], chain_result[1])
         else:
             assert_same_scales(kernel_result, chain_result)
@@ -66,7 +70,7 @@ def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
     row = dict(kernel=name, m=m, k=k, bytes=bytes_moved, kernel_us=kernel_us, kernel_gbps=gbps,
                fraction_of_copy=gbps / copy_gbps, fraction_of_same_size_copy=gbps / same_size_copy_gbps,
                torch_chain_us=chain_us, speedup=chain_us / kernel_us, same_bits_as_chain=same)
-    print(f"{name:<18} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy "
+    print(f"{name:<20} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy "
           f"{100 * gbps / same_size_copy_gbps:5.1f}% of a same-size copy | torch chain {chain_us:9.2f} us  "
           f"x{chain_us / kernel_us:6.1f} | same bits: {same}", flush=True)
     return row
@@ -104,6 +108,14 @@ def main():
         rows.append(measure("mn_major_scales", m, k, 2 * m * kb * 4,
                             lambda: fgemm.get_mn_major_tma_aligned_tensor(sf), lambda: torch_mn_major(sf),
                             copy_gbps, flush))
+        # INT8: the same bytes as FP8's codes, one byte each; per row, one scale per row.
+        rows.append(measure("per_token_int8", m, k, m * k * 3 + 4 * m, lambda: fgemm.per_token_cast_to_int8(x),
+                            lambda: int8_reference.per_row(x), copy_gbps, flush))
+        rows.append(measure("per_token_group_int8", m, k, token_bytes,
+                            lambda: fgemm.per_token_group_cast_to_int8(x),
+                            lambda: int8_reference.per_token_group(x), copy_gbps, flush))
+        rows.append(measure("per_block_int8", m, k, block_bytes, lambda: fgemm.per_block_cast_to_int8(x),
+                            lambda: int8_reference.per_block(x), copy_gbps, flush))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(device=torch.cuda.get_device_name(), copy_gbps=copy_gbps,
                                                    rows=rows), indent=1))

@@ -6,7 +6,7 @@
 
 namespace fgemm {
 
-enum class DType : std::uint8_t { E4M3, BF16, F32, I32, F16 };
+enum class DType : std::uint8_t { E4M3, BF16, F32, I32, F16, I8 };
 
 enum class DeviceType : std::uint8_t { CPU, CUDA };
 

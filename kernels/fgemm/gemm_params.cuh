@@ -20,6 +20,7 @@ struct GemmParams {
   const float* c;
   int64_t c_row_stride;
   int64_t c_group_stride;
+  const void* bias;  // INT8: [N], FP32 or D's 16-bit type (the kernel's epilogue knows which)
   void* d;  // for the row-filtered stores of partial tiles
   int64_t d_row_stride;
   int64_t d_group_stride;

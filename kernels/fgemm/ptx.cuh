@@ -37,6 +37,20 @@ __device__ __forceinline__ float load_readonly(const float* pointer) {
   return value;
 }
 
+// A bfloat16 or float16 read through the read-only cache, as an FP32 (exactly: both are subsets of FP32).
+__device__ __forceinline__ float load_readonly_bf16(const void* pointer) {
+  uint16_t bits;
+  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(bits) : "l"(pointer));
+  return __uint_as_float(static_cast<uint32_t>(bits) << 16);
+}
+__device__ __forceinline__ float load_readonly_f16(const void* pointer) {
+  uint16_t bits;
+  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(bits) : "l"(pointer));
+  float value;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+  return value;
+}
+
 // An L2 cache policy that evicts the lines it brings in first: for data read once, so that it does not push
 // out of L2 the operands other tiles read again.
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {
@@ -270,6 +284,7 @@ __device__ __forceinline__ void wgmma_wait_group() {
 
 // Keeps the compiler from moving reads or writes of an accumulator register across wgmma fences and waits.
 __device__ __forceinline__ void fence_operand(float& reg) { asm volatile("" : "+f"(reg)::"memory"); }
+__device__ __forceinline__ void fence_operand(int32_t& reg) { asm volatile("" : "+r"(reg)::"memory"); }
 
 // ---- registers -------------------------------------------------------------------------------------
 

@@ -1,70 +1,18 @@
-// Quantization of BF16 or FP32 tensors to FP8 E4M3 with fine-grained scales, one scale per 1 x 128 block
-// (per token) or per 128 x 128 block, and a copy of FP32 scales between two layouts. The arithmetic is the one
-// documented in include/fgemm/quantize.hpp; each rounding step is written as its PTX instruction so that no
-// compiler option (fast math, flush to zero, contraction) can change a bit of the result.
+// Quantization of BF16, FP16 or FP32 tensors with fine-grained scales, for every symmetric code format (the
+// `Format` parameter: E4m3 of quantize_e4m3.cuh, Int8 of quantize_int8.cuh), and a copy of FP32 scales between
+// two layouts. A scale covers a 1 x G block (per token group), a whole row, or a 128 x 128 block. The arithmetic
+// is the one documented in include/fgemm/quantize.hpp and include/fgemm/quantize_int8.hpp.
 //
-// Each thread owns 16 consecutive elements of a row: one 16-byte store of E4M3 codes, and one to four 16-byte
-// loads of input. Eight threads cover the 128 columns of one block. The input is read once, into registers,
-// and each code and scale is written once.
+// Each thread owns slices of 16 consecutive elements of a row: one 16-byte store of codes, and one to four
+// 16-byte loads of input, per slice. The input is read once, into registers, and each code and scale is written
+// once (rows longer than kRowHeldCols excepted, see per_row_cast).
 #pragma once
 
 #include "fgemm/common.cuh"
+#include "fgemm/quantize_math.cuh"
 #include "fgemm/quantize_params.cuh"
 
 namespace fgemm::quant {
-
-constexpr uint32_t kThreadsPerBlockRow = kBlock / kElementsPerThread;
-
-// ---- arithmetic, one rounding per instruction ---------------------------------------------------------
-
-__device__ __forceinline__ float mul_rn(float a, float b) {
-  float r;
-  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-  return r;
-}
-
-__device__ __forceinline__ float reciprocal_rn(float a) {
-  float r;
-  asm("rcp.rn.f32 %0, %1;" : "=f"(r) : "f"(a));
-  return r;
-}
-
-// The larger of a and b, or NaN when either is NaN (as PyTorch's amax and clamp; fmaxf would drop the NaN).
-__device__ __forceinline__ float max_nan(float a, float b) {
-  float r;
-  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-  return r;
-}
-
-__device__ __forceinline__ float abs_f32(float a) {
-  float r;
-  asm("abs.f32 %0, %1;" : "=f"(r) : "f"(a));
-  return r;
-}
-
-__device__ __forceinline__ float float_from_bits(uint32_t bits) {
-  float r;
-  asm("mov.b32 %0, %1;" : "=f"(r) : "r"(bits));
-  return r;
-}
-
-__device__ __forceinline__ uint32_t bits_of(float value) {
-  uint32_t r;
-  asm("mov.b32 %0, %1;" : "=r"(r) : "f"(value));
-  return r;
-}
-
-// Four floats to E4M3 (round to nearest even, saturating to +-448, NaN stays NaN), `a` in bits 0-7.
-__device__ __forceinline__ uint32_t pack_e4m3x4(float a, float b, float c, float d) {
-  uint32_t packed;
-  asm("{ .reg .b16 low, high;\n"
-      "cvt.rn.satfinite.e4m3x2.f32 low, %2, %1;\n"
-      "cvt.rn.satfinite.e4m3x2.f32 high, %4, %3;\n"
-      "mov.b32 %0, {low, high}; }"
-      : "=r"(packed)
-      : "f"(a), "f"(b), "f"(c), "f"(d));
-  return packed;
-}
 
 // ---- global memory ------------------------------------------------------------------------------------
 
@@ -111,13 +59,27 @@ struct Bf16 {
   __device__ static float load_one(const void* pointer) { return float_from_bits(load_u16(pointer) << 16); }
 };
 
+// IEEE binary16: every value converts to FP32 exactly, subnormals included.
+struct F16 {
+  static constexpr uint32_t kBytes = 2;
+  __device__ static float from_bits(uint32_t bits) {
+    float r;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(static_cast<uint16_t>(bits)));
+    return r;
+  }
+  __device__ static float packed(const uint32_t* words, uint32_t i) {
+    return from_bits(words[i / 2] >> (16 * (i % 2)));
+  }
+  __device__ static float load_one(const void* pointer) { return from_bits(load_u16(pointer)); }
+};
+
 struct F32 {
   static constexpr uint32_t kBytes = 4;
   __device__ static float packed(const uint32_t* words, uint32_t i) { return float_from_bits(words[i]); }
   __device__ static float load_one(const void* pointer) { return float_from_bits(load_u32(pointer)); }
 };
 
-// ---- one thread's 16 elements -----------------------------------------------------------------------
+// ---- one thread's slice of 16 elements ---------------------------------------------------------------
 
 // Loads the 16 elements of a row at column `col` (of `cols`) as FP32; those at or beyond `cols` read as 0.
 // kVectorized: 16-byte accesses, which the host allows when every thread's elements are 16-byte aligned and
@@ -174,50 +136,47 @@ __device__ __forceinline__ float lanes_amax(float amax) {
   return amax;
 }
 
-// ---- the scale of a block ---------------------------------------------------------------------------
-
-struct Scale {
-  float scale;    // what is stored: x ~= q * scale
-  float inverse;  // what x is multiplied by before the conversion
-};
-
-// 2^ceil(log2(s)) for a positive normal s, computed exactly on the bits: s itself when it is a power of
-// two, else the next one. Infinity and NaN stay as they are.
-__device__ __forceinline__ float power_of_two_at_least(float s) {
-  const uint32_t bits = bits_of(s);
-  const uint32_t exponent = bits >> 23;
-  if (exponent == 0xFF || (bits & 0x7FFFFFu) == 0) return s;
-  return float_from_bits((exponent + 1) << 23);
-}
-
-template <bool kUe8m0>
-__device__ __forceinline__ Scale scale_of(float block_amax) {
-  constexpr float kAmaxFloor = 1e-4f;
-  constexpr float kE4m3Max = 448.0f;
-  constexpr float kInverseE4m3Max = 1.0f / 448.0f;  // fl(1/448): the FP32 nearest
-  const float amax = max_nan(block_amax, kAmaxFloor);
-  const float scale = mul_rn(amax, kInverseE4m3Max);
-  if (kUe8m0) {
-    const float rounded = power_of_two_at_least(scale);
-    return {rounded, reciprocal_rn(rounded)};
+// The NaN-propagating maximum over the `kThreads` consecutive threads of a team (a power of two up to a CTA;
+// teams of more than a warp are whole warps). A team of more than a warp meets through shared memory, so every
+// thread of the CTA must call this, once.
+template <uint32_t kThreads>
+__device__ __forceinline__ float team_amax(float amax) {
+  if constexpr (kThreads <= 32) {
+    return lanes_amax<kThreads>(amax);
+  } else {
+    constexpr uint32_t kWarps = kThreads / 32;
+    __shared__ float warp_amax[kWarpsPerCta];
+    amax = lanes_amax<32>(amax);
+    if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = amax;
+    __syncthreads();
+    // The team's first warp; spelt out as 0 for a whole CTA, as the compiler cannot tell threadIdx.x < kThreadsPerCta.
+    const uint32_t first = kThreads == kThreadsPerCta ? 0 : threadIdx.x / kThreads * kWarps;
+    amax = warp_amax[first];
+#pragma unroll
+    for (uint32_t w = 1; w < kWarps; ++w) amax = max_nan(amax, warp_amax[first + w]);
+    return amax;
   }
-  return {scale, mul_rn(reciprocal_rn(amax), kE4m3Max)};
 }
 
+// The codes of one slice: each element times `inverse`, rounded once, then converted by the format.
+template <typename Format>
 __device__ __forceinline__ void quantize(const float (&values)[kElementsPerThread], float inverse,
                                          uint32_t (&codes)[4]) {
 #pragma unroll
   for (uint32_t i = 0; i < 4; ++i)
-    codes[i] = pack_e4m3x4(mul_rn(values[4 * i], inverse), mul_rn(values[4 * i + 1], inverse),
-                           mul_rn(values[4 * i + 2], inverse), mul_rn(values[4 * i + 3], inverse));
+    codes[i] = Format::pack4(mul_rn(values[4 * i], inverse), mul_rn(values[4 * i + 1], inverse),
+                             mul_rn(values[4 * i + 2], inverse), mul_rn(values[4 * i + 3], inverse));
 }
 
-// ---- per token: one warp per 4 blocks of one row --------------------------------------------------------
+// ---- per token group: one warp per 512 columns of one row ------------------------------------------------
 
 // Grid: (ceil(rows * kChunks / kWarpsPerCta), groups); each warp quantizes 512 columns ("a chunk") of one
-// row, each group of 8 lanes one 1 x 128 block.
-template <typename In, uint32_t kCols, bool kVectorized, bool kUe8m0>
-__device__ __forceinline__ void per_token_cast(const QuantizeParams& p) {
+// row, each group of kGroupCols / 16 consecutive lanes one 1 x kGroupCols block.
+template <typename In, typename Format, uint32_t kCols, uint32_t kGroupCols, bool kVectorized>
+__device__ __forceinline__ void per_token_group_cast(const QuantizeParams& p) {
+  static_assert(kGroupCols % kElementsPerThread == 0 && kColsPerWarp % kGroupCols == 0,
+                "a group is whole slices of one warp's chunk");
+  constexpr uint32_t kLanesPerGroup = kGroupCols / kElementsPerThread;
   constexpr uint32_t kColsPerChunk = kColsPerWarp;
   constexpr uint32_t kChunks = ceil_div(kCols, kColsPerChunk);
   const uint32_t lane = threadIdx.x % 32;
@@ -228,23 +187,63 @@ __device__ __forceinline__ void per_token_cast(const QuantizeParams& p) {
 
   float values[kElementsPerThread];
   load_elements<In, kVectorized>(p.x.data + p.x.offset(blockIdx.y, row, 0) * In::kBytes, col, kCols, values);
-  const Scale s = scale_of<kUe8m0>(lanes_amax<kThreadsPerBlockRow>(thread_amax(values)));
+  const Scale s = Format::scale_of(lanes_amax<kLanesPerGroup>(thread_amax(values)));
   uint32_t codes[4];
-  quantize(values, s.inverse, codes);
+  quantize<Format>(values, s.inverse, codes);
   store_codes<kVectorized>(p.q.data + p.q.offset(blockIdx.y, row, 0), col, kCols, codes);
-  if (lane % kThreadsPerBlockRow == 0 && col < kCols) p.sf.data[p.sf.offset(blockIdx.y, row, col / kBlock)] = s.scale;
+  if (lane % kLanesPerGroup == 0 && col < kCols) p.sf.data[p.sf.offset(blockIdx.y, row, col / kGroupCols)] = s.scale;
+}
+
+// ---- per row: one scale for a whole row ----------------------------------------------------------------
+
+// Grid: (ceil(rows / rows per CTA), groups). A team of row_team_threads(kCols) consecutive threads quantizes
+// one row: member t owns the slices at columns 16 (t + i * team), i = 0 .. row_slices(kCols) - 1, so that the
+// team's accesses of one pass lie side by side. A row of at most kRowHeldCols columns stays in registers
+// from its maximum to its codes; a longer one, which they cannot hold, is read a second time for its codes
+// (mostly from L2).
+template <typename In, typename Format, uint32_t kCols, bool kVectorized>
+__device__ __forceinline__ void per_row_cast(const QuantizeParams& p) {
+  constexpr uint32_t kTeam = row_team_threads(kCols);
+  constexpr uint32_t kSlices = row_slices(kCols);
+  constexpr bool kHeld = kCols <= kRowHeldCols;
+  const uint32_t member = threadIdx.x % kTeam;
+  const uint64_t row = static_cast<uint64_t>(blockIdx.x) * (kThreadsPerCta / kTeam) + threadIdx.x / kTeam;
+  // A row beyond the matrix reads as zeros (past every column) and writes nothing; its team still meets.
+  const uint32_t cols = row < p.rows ? kCols : 0;
+  const uint8_t* x = p.x.data + p.x.offset(blockIdx.y, row, 0) * In::kBytes;
+  uint8_t* q = p.q.data + p.q.offset(blockIdx.y, row, 0);
+
+  float values[kHeld ? kSlices : 1][kElementsPerThread];
+  float amax = 0.0f;
+#pragma unroll (kHeld ? kSlices : 4)
+  for (uint32_t i = 0; i < kSlices; ++i) {
+    float(&slice)[kElementsPerThread] = values[kHeld ? i : 0];
+    load_elements<In, kVectorized>(x, (i * kTeam + member) * kElementsPerThread, cols, slice);
+    amax = max_nan(amax, thread_amax(slice));
+  }
+  const Scale s = Format::scale_of(team_amax<kTeam>(amax));
+#pragma unroll (kHeld ? kSlices : 4)
+  for (uint32_t i = 0; i < kSlices; ++i) {
+    const uint32_t col = (i * kTeam + member) * kElementsPerThread;
+    float(&slice)[kElementsPerThread] = values[kHeld ? i : 0];
+    if (!kHeld) load_elements<In, kVectorized>(x, col, cols, slice);
+    uint32_t codes[4];
+    quantize<Format>(slice, s.inverse, codes);
+    store_codes<kVectorized>(q, col, cols, codes);
+  }
+  if (member == 0 && row < p.rows) p.sf.data[p.sf.offset(blockIdx.y, row, 0)] = s.scale;
 }
 
 // ---- per 128 x 128 block: one CTA per block ------------------------------------------------------------
 
 // Grid: (row blocks * column blocks, groups). The 256 threads hold the block in registers: thread t owns
 // columns 16 * (t % 8) .. +16 of rows t / 8 + 32 * i, i = 0..3.
-template <typename In, uint32_t kCols, bool kVectorized, bool kUe8m0>
+template <typename In, typename Format, uint32_t kCols, bool kVectorized>
 __device__ __forceinline__ void per_block_cast(const QuantizeParams& p) {
+  constexpr uint32_t kThreadsPerBlockRow = kBlock / kElementsPerThread;
   constexpr uint32_t kColBlocks = ceil_div(kCols, kBlock);
   constexpr uint32_t kRowsPerPass = kThreadsPerCta / kThreadsPerBlockRow;
   constexpr uint32_t kPasses = kBlock / kRowsPerPass;
-  __shared__ float warp_amax[kWarpsPerCta];
 
   const uint32_t row_block = blockIdx.x / kColBlocks, col_block = blockIdx.x % kColBlocks;
   const uint32_t col = col_block * kBlock + (threadIdx.x % kThreadsPerBlockRow) * kElementsPerThread;
@@ -260,19 +259,12 @@ __device__ __forceinline__ void per_block_cast(const QuantizeParams& p) {
                                    row < p.rows ? kCols : 0, values[pass]);
     amax = max_nan(amax, thread_amax(values[pass]));
   }
-  amax = lanes_amax<32>(amax);
-  if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = amax;
-  __syncthreads();
-  amax = warp_amax[0];
-#pragma unroll
-  for (uint32_t w = 1; w < kWarpsPerCta; ++w) amax = max_nan(amax, warp_amax[w]);
-
-  const Scale s = scale_of<kUe8m0>(amax);
+  const Scale s = Format::scale_of(team_amax<kThreadsPerCta>(amax));
 #pragma unroll
   for (uint32_t pass = 0; pass < kPasses; ++pass) {
     const uint32_t row = first_row + pass * kRowsPerPass;
     uint32_t codes[4];
-    quantize(values[pass], s.inverse, codes);
+    quantize<Format>(values[pass], s.inverse, codes);
     store_codes<kVectorized>(p.q.data + p.q.offset(blockIdx.y, row, 0), col, row < p.rows ? kCols : 0, codes);
   }
   if (threadIdx.x == 0) p.sf.data[p.sf.offset(blockIdx.y, row_block, col_block)] = s.scale;

@@ -16,6 +16,26 @@ def copy_scales(sf: object | None, out: object | None) -> None:
     Copies float32 scales sf [M, KB] (or [G, M, KB]) into out, of the same shape and any layout.
     """
 
+def per_token_cast_to_int8(x: object | None, x_int8: object | None, sf: object | None) -> None:
+    """
+    Quantizes x [M, K] (or [G, M, K]), bfloat16, float16 or float32, into x_int8 (int8, the shape of x) and sf (float32 [M], any strides): one scale per token (row).
+    """
+
+def per_channel_cast_to_int8(w: object | None, w_int8: object | None, sf: object | None) -> None:
+    """
+    Quantizes w [N, K] (or [G, N, K]), bfloat16, float16 or float32, into w_int8 (int8, the shape of w) and sf (float32 [N], any strides): one scale per output channel (row).
+    """
+
+def per_token_group_cast_to_int8(x: object | None, x_int8: object | None, sf: object | None, group_size: object | None) -> None:
+    """
+    Quantizes x [M, K] (or [G, M, K]), bfloat16, float16 or float32, into x_int8 (int8, the shape of x) and sf (float32 [M, ceil(K/group_size)], any strides): one scale per 1 x group_size block, group_size 32, 64 or 128.
+    """
+
+def per_block_cast_to_int8(w: object | None, w_int8: object | None, sf: object | None) -> None:
+    """
+    Quantizes w [N, K] (or [G, N, K]), bfloat16, float16 or float32, into w_int8 (int8, the shape of w) and sf (float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.
+    """
+
 def warmup(shapes: Sequence[tuple[int, int, int, int, bool, bool, bool]], m_min: int, m_max: int, device: int | None, threads: int, on_kernel: object | None) -> list[tuple[str, bool, float]]:
     """
     Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, given as (operation 0-2, n, k, num_groups, d float32, with_c, sfa MN-major) tuples, with M in [m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.
@@ -104,6 +124,21 @@ def k_grouped_bf16_gemm_tn_contiguous(a: object | None, b: object | None, d: obj
 def k_grouped_fp16_gemm_tn_contiguous(a: object | None, b: object | None, d: object | None, ks: object | None, ks_tensor: object | None, c: object | None = None, compiled_dims: object | None = 'mn') -> None:
     """
     K-grouped GEMM (the experts' weight gradient): d[g] = c[g] + a_g^T @ b_g, with a [sum(ks), M] and b [sum(ks), N] float16, expert g's rows the ks[g] after those of the experts before it; d and c (optional, possibly d itself) float32 [G, M, N]. ks (a list of ints, multiples of 128, possibly 0) and ks_tensor (int32 [G] on the device of a, what the GPU reads) hold the same counts; an empty expert's d[g] is c[g], or zeros without c. compiled_dims may be any str.
+    """
+
+def int8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, bias: object | None = None) -> None:
+    """
+    D = C + bias + the scaled sums of A @ B^T, written into d. a = (a, sa), b = (b, sb): a [M, K] and b [N, K] int8, the scales float32 naming the recipe by their shapes: sa [M], [M, 1] or 0-d with sb [N], [1, N] or 0-d (per token and per channel, or per tensor), or sa [M, ceil(K/128)] with sb [ceil(N/128), ceil(K/128)] (DeepSeek's blocks, each 128-wide K block's exact INT32 sum scaled and promoted). d [M, N] bfloat16, float16 or float32; c (optional) [M, N] float32; bias (optional) [N] float32 or d's dtype. With a and b plain int8 tensors (no scales), d is int32 [M, N] and receives the exact INT32 sums, as torch._int_mm. CUDA tensors run on the current torch stream.
+    """
+
+def m_grouped_int8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, grouped_layout: object | None, use_psum_layout: object | None = False) -> None:
+    """
+    Grouped INT8 GEMM, contiguous layout (MoE): a = (a [M_sum, K] int8, sa), b = (b [G, N, K] int8, sb), d [M_sum, N] bfloat16, float16 or float32. Scales per token and channel: sa [M_sum] (or [M_sum, 1], or 0-d) with sb [G, N] (or [G], one per expert); or DeepSeek's blocks: sa [M_sum, ceil(K/128)] with sb [G, ceil(N/128), ceil(K/128)]. grouped_layout int32: [M_sum], the group of each row, -1 for a padding row; or, with use_psum_layout=True, [G], the prefix sums of the groups' rows. Rows in no group keep what d held.
+    """
+
+def m_grouped_int8_gemm_nt_masked(a: object | None, b: object | None, d: object | None, masked_m: object | None, expected_m: object | None) -> None:
+    """
+    Grouped INT8 GEMM, masked layout (MoE): d[g, :masked_m[g]] = the scaled a[g, :masked_m[g]] @ b[g]^T. a = (a [G, M_max, K] int8, sa), b = (b [G, N, K] int8, sb), d [G, M_max, N] bfloat16, float16 or float32. Scales per token and channel: sa [G, M_max] (or [G, M_max, 1]) with sb [G, N] (or [G]); or DeepSeek's blocks: sa [G, M_max, ceil(K/128)] with sb [G, ceil(N/128), ceil(K/128)]. masked_m int32 [G] on the device of a (never read by the host; rows past it keep what d held), expected_m a positive hint of the typical masked_m.
     """
 
 def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:

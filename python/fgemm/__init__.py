@@ -1,5 +1,5 @@
-"""fgemm: FP8 GEMMs with fine-grained scaling (DeepSeek-V3's recipe) and BF16 and FP16 GEMMs, with DeepGEMM's
-Python names.
+"""fgemm: FP8 GEMMs with fine-grained scaling (DeepSeek-V3's recipe), BF16 and FP16 GEMMs with DeepGEMM's
+Python names, and INT8 GEMMs (W8A8 per token and channel, or DeepSeek's blocks).
 
 CUDA tensors run on a Hopper GPU on the current torch stream; CPU tensors run the CPU backend. Every argument
 is checked: a wrong dtype, shape, stride, device or alignment raises ValueError or TypeError naming the
@@ -29,6 +29,7 @@ from .gemm_16bit import (
     m_grouped_fp16_gemm_nt_contiguous,
     m_grouped_fp16_gemm_nt_masked,
 )
+from .gemm_int8 import int8_gemm_nt, m_grouped_int8_gemm_nt_contiguous, m_grouped_int8_gemm_nt_masked
 from ._logging import route_native_logs as _route_native_logs
 from ._nvrtc import add_nvrtc_wheel_dirs as _add_nvrtc_wheel_dirs
 from .layout import (
@@ -42,6 +43,12 @@ from .layout import (
 from .matmul import auto_precision, matmul
 from .numeric import calc_diff
 from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
+from .quantize_int8 import (
+    per_block_cast_to_int8,
+    per_channel_cast_to_int8,
+    per_token_cast_to_int8,
+    per_token_group_cast_to_int8,
+)
 from .settings import get_num_sms, set_num_sms
 from .support import is_supported
 from .warmup import WarmedKernel, warmup
@@ -79,6 +86,9 @@ __all__ = [
     "m_grouped_fp16_gemm_nn_contiguous",
     "m_grouped_fp16_gemm_nt_masked",
     "k_grouped_fp16_gemm_tn_contiguous",
+    "int8_gemm_nt",
+    "m_grouped_int8_gemm_nt_contiguous",
+    "m_grouped_int8_gemm_nt_masked",
     "set_num_sms",
     "get_num_sms",
     "get_m_alignment_for_contiguous_layout",
@@ -97,4 +107,8 @@ __all__ = [
     "is_supported",
     "warmup",
     "WarmedKernel",
+    "per_token_cast_to_int8",
+    "per_channel_cast_to_int8",
+    "per_token_group_cast_to_int8",
+    "per_block_cast_to_int8",
 ]

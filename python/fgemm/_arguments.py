@@ -32,7 +32,7 @@ def optional_tensor(value, op: str, name: str):
 def tensor_pair(value, op: str, pair_name: str, scales_name: str):
     """(data, scales) from DeepGEMM's operand pair, a tuple or list of two tensors."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        _fail(TypeError, op, pair_name, f"expected a pair ({pair_name}, {scales_name}) of an FP8 tensor and its "
+        _fail(TypeError, op, pair_name, f"expected a pair ({pair_name}, {scales_name}) of a tensor and its "
                                         f"FP32 scales, got {type(value).__name__}")
     return tensor(value[0], op, pair_name), tensor(value[1], op, scales_name)
 

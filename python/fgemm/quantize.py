@@ -39,9 +39,10 @@ def _check_gran_k(gran_k, op: str) -> None:
                          f"got {gran_k!r}")
 
 
-def _kernel_input(x: torch.Tensor) -> torch.Tensor:
-    """x in a dtype the kernels read, its last dimension contiguous: converted or copied where it is not."""
-    if x.dtype not in _KERNEL_DTYPES:
+def _kernel_input(x: torch.Tensor, kernel_dtypes: Tuple[torch.dtype, ...] = _KERNEL_DTYPES) -> torch.Tensor:
+    """x in a dtype the kernels read (one of kernel_dtypes, else float32), its last dimension contiguous: converted
+    or copied where it is not."""
+    if x.dtype not in kernel_dtypes:
         x = x.float()
     return x if x.size(-1) <= 1 or x.stride(-1) == 1 else x.contiguous()
 

@@ -36,11 +36,6 @@ struct Binding {
   const char* doc;
 };
 
-std::optional<TensorView> optional_tensor_view(nb::handle object, const char* op, const char* arg) {
-  if (object.is_none()) return std::nullopt;
-  return tensor_view(object, op, arg);
-}
-
 // The operands every function has, read after DeepGEMM's compiled_dims is checked.
 struct Operands {
   TensorView a, b, d;

@@ -16,6 +16,7 @@
 #include "errors.hpp"
 #include "fgemm/fgemm.hpp"
 #include "gemm_16bit_bindings.hpp"
+#include "gemm_int8_bindings.hpp"
 #include "log_bindings.hpp"
 #include "quantize_bindings.hpp"
 #include "run_on.hpp"
@@ -107,6 +108,7 @@ NB_MODULE(_C, m) {
   register_warmup_bindings(m);
   register_log_bindings(m);
   register_gemm_16bit_bindings(m);
+  register_gemm_int8_bindings(m);
 
   // CMake's project() version, compiled in: the package shows it wherever the extension is imported from.
   m.attr("__version__") = FGEMM_VERSION;

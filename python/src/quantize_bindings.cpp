@@ -1,6 +1,7 @@
 #include "quantize_bindings.hpp"
 
 #include "fgemm/quantize.hpp"
+#include "quantize_int8_bindings.hpp"
 #include "torch_tensor.hpp"
 
 namespace nb = nanobind;
@@ -60,6 +61,7 @@ void register_quantize_bindings(nb::module_& module) {
       "(float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.");
   module.def("copy_scales", &copy_scales_py, "sf"_a.none(), "out"_a.none(),
              "Copies float32 scales sf [M, KB] (or [G, M, KB]) into out, of the same shape and any layout.");
+  register_quantize_int8_bindings(module);
 }
 
 }  // namespace fgemm::python

@@ -19,7 +19,7 @@ struct DTypeEntry {
 // them from a static destructor could run after the interpreter has shut down.
 struct Torch {
   PyTypeObject* tensor_type = nullptr;
-  DTypeEntry dtypes[5] = {};
+  DTypeEntry dtypes[6] = {};
   PyObject* raw_stream = nullptr;      // torch._C._cuda_getCurrentRawStream(index) -> int, where torch has it
   PyObject* current_stream = nullptr;  // torch.cuda.current_stream(index), the public fallback
   // Attribute names, interned so that each lookup skips building a string.
@@ -63,8 +63,8 @@ DType dtype_of(nb::handle tensor, const char* op, const char* arg) {
     if (entry.torch_dtype == torch_dtype.ptr()) return entry.dtype;
   fail_argument(ErrorKind::InvalidType, op, arg,
                 "has dtype " + repr_of(torch_dtype) +
-                    "; fgemm takes tensors of torch.float8_e4m3fn, torch.bfloat16, torch.float16, torch.float32 or "
-                    "torch.int32");
+                    "; fgemm takes tensors of torch.float8_e4m3fn, torch.bfloat16, torch.float16, torch.float32, "
+                    "torch.int32 or torch.int8");
 }
 
 Device device_of(nb::handle tensor, const char* op, const char* arg) {
@@ -93,7 +93,7 @@ void init_torch_interop() {
   torch->tensor_type = reinterpret_cast<PyTypeObject*>(keep(module.attr("Tensor")));
   const std::pair<const char*, DType> dtypes[] = {{"float8_e4m3fn", DType::E4M3}, {"bfloat16", DType::BF16},
                                                   {"float16", DType::F16},        {"float32", DType::F32},
-                                                  {"int32", DType::I32}};
+                                                  {"int32", DType::I32},          {"int8", DType::I8}};
   static_assert(std::size(dtypes) == std::extent_v<decltype(Torch::dtypes)>, "one entry per dtype fgemm reads");
   for (std::size_t i = 0; i < std::size(dtypes); ++i)
     torch->dtypes[i] = DTypeEntry{keep(module.attr(dtypes[i].first)), dtypes[i].second};
@@ -128,6 +128,11 @@ TensorView tensor_view(nb::handle object, const char* op, const char* arg) {
   return view;
 }
 
+std::optional<TensorView> optional_tensor_view(nb::handle object, const char* op, const char* arg) {
+  if (object.is_none()) return std::nullopt;
+  return tensor_view(object, op, arg);
+}
+
 std::pair<TensorView, TensorView> tensor_pair(nb::handle object, const char* op, const char* pair_arg,
                                               const char* scales_arg) {
   PyObject* pair = object.ptr();
@@ -136,7 +141,7 @@ std::pair<TensorView, TensorView> tensor_pair(nb::handle object, const char* op,
   if (!is_pair)
     fail_argument(ErrorKind::InvalidType, op, pair_arg,
                   std::string("expected a pair (") + pair_arg + ", " + scales_arg +
-                      ") of an FP8 tensor and its FP32 scales, got " + type_name_of(object));
+                      ") of a tensor and its FP32 scales, got " + type_name_of(object));
   const nb::handle data = PySequence_Fast_GET_ITEM(pair, 0);
   const nb::handle scales = PySequence_Fast_GET_ITEM(pair, 1);
   return {tensor_view(data, op, pair_arg), tensor_view(scales, op, scales_arg)};

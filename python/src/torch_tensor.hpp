@@ -6,6 +6,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,9 @@ void init_torch_interop();
 // The view of `object`, which must be a torch.Tensor on the CPU or a CUDA device with a dtype fgemm knows.
 // `op` and `arg` name the operation and the argument in error messages.
 TensorView tensor_view(nanobind::handle object, const char* op, const char* arg);
+
+// The view of `object` as tensor_view reads it, or nullopt for None (an optional tensor argument).
+std::optional<TensorView> optional_tensor_view(nanobind::handle object, const char* op, const char* arg);
 
 // The two tensors of a pair (data, scales) such as DeepGEMM's `(a, sfa)`, passed as argument `pair_arg`.
 std::pair<TensorView, TensorView> tensor_pair(nanobind::handle object, const char* op, const char* pair_arg,

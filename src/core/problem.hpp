@@ -14,6 +14,18 @@ enum class GemmLayout : std::uint8_t { Normal, Contiguous, Masked, KGrouped };
 // The FP8 recipe's scaling blocks: 1 x 128 of A, 128 x 128 of B.
 constexpr std::int64_t kScaleBlock = 128;
 
+// How sfa and sfb scale the products (docs/ARCHITECTURE.md, Semantics).
+enum class Scaling : std::uint8_t {
+  // DeepSeek-V3's blocks (FP8, INT8): sfa (m, kb) scales 1 x 128 of A, sfb (nb, kb) 128 x 128 of B, each K
+  // block's sum promoted once.
+  Block,
+  // No scales: BF16 and FP16, and INT8 into the exact INT32 sums (D int32).
+  None,
+  // INT8 W8A8: the whole sum of row m of A and row n of B times sfa[m] * sfb[n]; a zero stride repeats one
+  // scale (per tensor).
+  RowColumn,
+};
+
 const char* layout_name(GemmLayout layout);
 
 // Strides are in elements. A "group" stride is the step between experts (0 where there is one group).
@@ -23,7 +35,8 @@ const char* layout_name(GemmLayout layout);
 struct GemmProblem {
   GemmLayout layout = GemmLayout::Normal;
   Device device{};
-  DType ab_dtype = DType::E4M3;  // of A and B: E4M3 (scaled by sfa and sfb), BF16 or F16 (no scales)
+  DType ab_dtype = DType::E4M3;  // of A and B: E4M3, BF16, F16 or I8
+  Scaling scaling = Scaling::Block;  // E4M3: Block; BF16, F16: None; I8: any
 
   // Rows of A and D: M for normal, M_sum for contiguous, M_max (rows per group) for masked, M (each
   // expert's) for k-grouped.
@@ -38,7 +51,9 @@ struct GemmProblem {
   std::int64_t a_row_stride = 0;
   std::int64_t a_group_stride = 0;
 
-  const float* sfa = nullptr;  // FP8: element (m, kb) at sfa[m * sfa_m_stride + kb * sfa_k_stride]
+  // Block: element (m, kb) at sfa[m * sfa_m_stride + kb * sfa_k_stride]; RowColumn: element m at
+  // sfa[m * sfa_m_stride] (sfa_k_stride 0).
+  const float* sfa = nullptr;
   std::int64_t sfa_m_stride = 0;
   std::int64_t sfa_k_stride = 0;
   std::int64_t sfa_group_stride = 0;
@@ -48,7 +63,9 @@ struct GemmProblem {
   std::int64_t b_row_stride = 0;
   std::int64_t b_group_stride = 0;
 
-  const float* sfb = nullptr;  // FP8: element (nb, kb) at sfb[nb * sfb_n_stride + kb * sfb_k_stride]
+  // Block: element (nb, kb) at sfb[nb * sfb_n_stride + kb * sfb_k_stride]; RowColumn: element n at
+  // sfb[n * sfb_n_stride] (sfb_k_stride 0).
+  const float* sfb = nullptr;
   std::int64_t sfb_n_stride = 0;
   std::int64_t sfb_k_stride = 0;
   std::int64_t sfb_group_stride = 0;
@@ -61,6 +78,10 @@ struct GemmProblem {
   const float* c = nullptr;  // optional, FP32 of D's shape
   std::int64_t c_row_stride = 0;
   std::int64_t c_group_stride = 0;
+
+  // INT8, normal layout: optional, [N] contiguous, FP32 or D's 16-bit type; D = C + bias + the scaled sums.
+  const void* bias = nullptr;
+  DType bias_dtype = DType::F32;
 
   // Contiguous: exactly one of the two names each row's expert (ContiguousLayout in fgemm.hpp).
   const std::int32_t* m_indices = nullptr;  // [m], the expert of each row or -1

@@ -37,6 +37,7 @@ std::size_t dtype_size(DType dtype) {
     case DType::F32: return 4;
     case DType::I32: return 4;
     case DType::F16: return 2;
+    case DType::I8: return 1;
   }
   return 0;
 }
@@ -48,6 +49,7 @@ const char* dtype_name(DType dtype) {
     case DType::F32: return "float32";
     case DType::I32: return "int32";
     case DType::F16: return "float16";
+    case DType::I8: return "int8";
   }
   return "unknown";
 }

@@ -43,4 +43,18 @@ GemmProblem validate_k_grouped_16bit(const Gemm16Op& op, const TensorView& a, co
                                      const TensorView& d, const std::vector<std::int64_t>& ks,
                                      const TensorView& ks_tensor, const std::optional<TensorView>& c);
 
+// INT8 (validate_int8.cpp): the recipe is named by the shapes of sa and sb (fgemm/gemm_int8.hpp).
+GemmProblem validate_int8_normal(const TensorView& a, const TensorView& sa, const TensorView& b, const TensorView& sb,
+                                 const TensorView& d, const std::optional<TensorView>& c,
+                                 const std::optional<TensorView>& bias);
+
+GemmProblem validate_int8_exact(const TensorView& a, const TensorView& b, const TensorView& d);
+
+GemmProblem validate_int8_contiguous(const TensorView& a, const TensorView& sa, const TensorView& b,
+                                     const TensorView& sb, const TensorView& d, const TensorView& grouped_layout,
+                                     ContiguousLayout form);
+
+GemmProblem validate_int8_masked(const TensorView& a, const TensorView& sa, const TensorView& b, const TensorView& sb,
+                                 const TensorView& d, const TensorView& masked_m, std::int64_t expected_m);
+
 }  // namespace fgemm::detail

@@ -65,6 +65,7 @@ void fill(GemmProblem& p, DType dtype, const TensorView& a, bool a_mn_major, con
   const auto group = [](const TensorView& t) { return t.ndim == 3 ? t.strides[0] : 0; };
   p.device = a.device;
   p.ab_dtype = dtype;
+  p.scaling = Scaling::None;
   p.a = static_cast<const std::uint8_t*>(a.data);
   p.a_mn_major = a_mn_major;
   p.a_row_stride = outer(a);

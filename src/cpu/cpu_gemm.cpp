@@ -5,6 +5,7 @@
 
 #include "cpu/blocked_gemm.hpp"
 #include "cpu/direct_gemm.hpp"
+#include "cpu/int8_gemm.hpp"
 #include "cpu/operand_packing.hpp"
 #include "cpu/packed_a.hpp"
 #include "cpu/row_blocks.hpp"
@@ -104,6 +105,7 @@ const KernelSet& kernels_for(Isa isa, DType input) {
 }
 
 void gemm(const GemmProblem& problem) {
+  if (problem.ab_dtype == DType::I8) return int8_gemm(problem);
   if (problem.layout == GemmLayout::KGrouped)
     gemm_k_grouped(problem);
   else

@@ -61,6 +61,28 @@ bool cpu_supports(Isa isa) {
   return false;
 }
 
+const char* isa_name(Int8Isa isa) {
+  switch (isa) {
+    case Int8Isa::Scalar: return "scalar";
+    case Int8Isa::Avx2: return "avx2";
+    case Int8Isa::Avx512Vnni: return "avx512_vnni";
+    case Int8Isa::AmxInt8: return "amx_int8";
+  }
+  return "unknown";
+}
+
+bool cpu_supports(Int8Isa isa) {
+  switch (isa) {
+    case Int8Isa::Scalar: return true;
+    case Int8Isa::Avx2: return cpu_supports(Isa::Avx2);
+    case Int8Isa::Avx512Vnni: return cpu_supports(Isa::Avx512) && __builtin_cpu_supports("avx512vnni");
+    case Int8Isa::AmxInt8:
+      return cpu_supports(Int8Isa::Avx512Vnni) && __builtin_cpu_supports("amx-tile") &&
+             __builtin_cpu_supports("amx-int8") && amx_permitted();
+  }
+  return false;
+}
+
 Isa resolve_isa(const char* requested, bool (*supported)(Isa)) {
   if (requested == nullptr || *requested == '\0') {
     for (Isa isa : kAllIsas)

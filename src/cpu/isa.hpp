@@ -28,4 +28,21 @@ Isa resolve_isa(const char* requested, bool (*supported)(Isa));
 // The instruction set a call runs now: resolve_isa with the environment and this CPU.
 Isa selected_isa();
 
+// The INT8 GEMM's kernel sets (int8_kernel_set.hpp). FGEMM_CPU_ISA names an Isa, which int8_gemm.hpp maps to
+// one of these.
+enum class Int8Isa {
+  Scalar,      // portable C++
+  Avx2,        // AVX2: values widened to 16 bits, products summed in pairs (vpmaddwd)
+  Avx512Vnni,  // AVX-512 F/BW/VL + VNNI: four products summed at once (vpdpbusd)
+  AmxInt8,     // the above, with the blocked path's products on AMX tiles (TDPBSSD)
+};
+
+constexpr Int8Isa kAllInt8Isas[] = {Int8Isa::AmxInt8, Int8Isa::Avx512Vnni, Int8Isa::Avx2, Int8Isa::Scalar};
+
+// amx_int8, avx512_vnni, avx2, scalar.
+const char* isa_name(Int8Isa isa);
+
+// As cpu_supports(Isa), for the INT8 kernel sets.
+bool cpu_supports(Int8Isa isa);
+
 }  // namespace fgemm::cpu

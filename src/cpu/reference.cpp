@@ -13,6 +13,7 @@ namespace {
 
 using detail::GemmLayout;
 using detail::GemmProblem;
+using detail::Scaling;
 
 // Where a row of D comes from: A's group (masked) or none, B's expert, D's (and C's) group, and the values
 // of K it sums (all of K but in the k-grouped layout).
@@ -61,11 +62,53 @@ double sum_16bit(const GemmProblem& p, const RowSource& s, std::int64_t row, std
   return acc;
 }
 
+// INT8: the products of K values [k_begin, k_end) summed exactly.
+std::int64_t int8_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n,
+                      std::int64_t k_begin, std::int64_t k_end) {
+  const auto* a = reinterpret_cast<const std::int8_t*>(p.a) + s.a_group * p.a_group_stride + row * p.a_row_stride;
+  const auto* b = reinterpret_cast<const std::int8_t*>(p.b) + s.b_group * p.b_group_stride + n * p.b_row_stride;
+  std::int64_t sum = 0;
+  for (std::int64_t k = k_begin; k < k_end; ++k) sum += a[k] * b[k];
+  return sum;
+}
+
+// The sum over all of K as INT32 arithmetic leaves it, modulo 2^32 (as torch._int_mm).
+std::int32_t int8_sum_in_int32(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(int8_sum(p, s, row, n, 0, p.k)));
+}
+
+// The scaled INT8 recipes in FP64.
+double int8_scaled_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n) {
+  const float* sfa = p.sfa + s.a_group * p.sfa_group_stride + row * p.sfa_m_stride;
+  if (p.scaling == Scaling::RowColumn)
+    return double{*sfa} * p.sfb[s.b_group * p.sfb_group_stride + n * p.sfb_n_stride] *
+           int8_sum_in_int32(p, s, row, n);
+  const float* sfb = p.sfb + s.b_group * p.sfb_group_stride + (n / 128) * p.sfb_n_stride;
+  double acc = 0.0;
+  for (std::int64_t kb = 0; kb < p.k_blocks(); ++kb)
+    acc += double{sfa[kb * p.sfa_k_stride]} * sfb[kb * p.sfb_k_stride] *
+           static_cast<double>(int8_sum(p, s, row, n, kb * 128, std::min(p.k, kb * 128 + 128)));
+  return acc;
+}
+
+// INT8's optional bias, of FP32 or D's 16-bit type.
+double bias_value(const GemmProblem& p, std::int64_t n) {
+  if (p.bias_dtype == DType::F32) return static_cast<const float*>(p.bias)[n];
+  return value_16bit(p.bias_dtype, static_cast<const std::uint8_t*>(p.bias), n);
+}
+
 void compute_row(const GemmProblem& p, const RowSource& s, std::int64_t row) {
   const std::int64_t d_index = s.d_group * p.d_group_stride + row * p.d_row_stride;
   for (std::int64_t n = 0; n < p.n; ++n) {
-    double acc = p.ab_dtype == DType::E4M3 ? fp8_sum(p, s, row, n) : sum_16bit(p, s, row, n);
+    if (p.d_dtype == DType::I32) {
+      static_cast<std::int32_t*>(p.d)[d_index + n] = int8_sum_in_int32(p, s, row, n);
+      continue;
+    }
+    double acc = p.ab_dtype == DType::E4M3 ? fp8_sum(p, s, row, n)
+                 : p.ab_dtype == DType::I8 ? int8_scaled_sum(p, s, row, n)
+                                           : sum_16bit(p, s, row, n);
     if (p.c) acc += p.c[s.d_group * p.c_group_stride + row * p.c_row_stride + n];
+    if (p.bias) acc += bias_value(p, n);
     const auto value = static_cast<float>(acc);
     switch (p.d_dtype) {
       case DType::F32: static_cast<float*>(p.d)[d_index + n] = value; break;

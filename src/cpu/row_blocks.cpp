@@ -13,7 +13,10 @@ using detail::GemmProblem;
 
 // The public operation that made a grouped problem, for messages: its input type and B's storage order say it.
 std::string operation_name(const GemmProblem& p) {
-  const char* type = p.ab_dtype == DType::E4M3 ? "fp8" : p.ab_dtype == DType::BF16 ? "bf16" : "fp16";
+  const char* type = p.ab_dtype == DType::E4M3   ? "fp8"
+                     : p.ab_dtype == DType::BF16 ? "bf16"
+                     : p.ab_dtype == DType::F16  ? "fp16"
+                                                 : "int8";
   const char* letters = p.b_mn_major ? "nn" : "nt";
   const char* layout = p.layout == GemmLayout::Masked ? "masked" : "contiguous";
   return std::string("m_grouped_") + type + "_gemm_" + letters + "_" + layout;
@@ -31,7 +34,7 @@ const char* grouped_layout_name(const GemmProblem& p) {
                                            std::to_string(value) + " for " + where + "; expected " + expected);
 }
 
-std::int64_t element_bytes(DType dtype) { return dtype == DType::E4M3 ? 1 : dtype == DType::F32 ? 4 : 2; }
+std::int64_t element_bytes(DType dtype) { return static_cast<std::int64_t>(dtype_size(dtype)); }
 
 // Rows [row, row + rows) of group `group`. A, sfa, C and D have group strides only in the masked layout, so
 // in the contiguous layout `group` picks the expert's B and sfb alone. An MN-major A's rows are its columns.
@@ -40,9 +43,10 @@ RowBlock block_at(const GemmProblem& p, std::int64_t group, std::int64_t row, st
   const std::int64_t d_offset = group * p.d_group_stride + row * p.d_row_stride;
   RowBlock block;
   block.a = p.a + a_offset * element_bytes(p.ab_dtype);
-  block.sfa = p.sfa + group * p.sfa_group_stride + row * p.sfa_m_stride;
+  // INT8 without scales (Scaling::None) has neither sfa nor sfb.
+  block.sfa = p.sfa ? p.sfa + group * p.sfa_group_stride + row * p.sfa_m_stride : nullptr;
   block.b = p.b + group * p.b_group_stride * element_bytes(p.ab_dtype);
-  block.sfb = p.sfb + group * p.sfb_group_stride;
+  block.sfb = p.sfb ? p.sfb + group * p.sfb_group_stride : nullptr;
   block.d = static_cast<char*>(p.d) + d_offset * element_bytes(p.d_dtype);
   block.c = p.c ? p.c + group * p.c_group_stride + row * p.c_row_stride : nullptr;
   block.rows = rows;

@@ -26,13 +26,13 @@ double dram_cycles(double bytes);
 // The most stages of `config` that fit the device's shared memory (0 if none).
 int most_stages(KernelConfig config, const DeviceLimits& device);
 
-// FP8 with the 1x128 / 128x128 scales.
+// The 1x128 / 128x128 block recipe: FP8, and INT8 on the same schedule.
 std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const DeviceLimits& device, bool with_clusters);
 double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
 // Candidates the model cannot rank well for this problem, chosen only when forced.
 bool fp8_only_when_forced(const ProblemSize& problem, const KernelConfig& config);
 
-// BF16 and FP16, unscaled.
+// No promotion: BF16 and FP16, and INT8 (exact, or scaled per row and column in the epilogue).
 std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const DeviceLimits& device,
                                               bool with_clusters);
 double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);

@@ -1,9 +1,10 @@
-// The FP8 recipe's candidate tiles and cost model (cost_model.hpp).
+// The block recipe's candidate tiles and cost model (cost_model.hpp): FP8's, which INT8's block recipe shares (the
+// same schedule, with the same tensor-core rate).
 #include <algorithm>
 
 #include "cuda/cost_model.hpp"
 #include "fgemm/common.cuh"
-#include "fgemm/sm90/fp8_block_scaled_plan.cuh"
+#include "fgemm/sm90/block_scaled_plan.cuh"
 
 namespace fgemm::cuda {
 namespace {
@@ -79,10 +80,11 @@ std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const Devic
         config.cluster_m = cluster_m;
         config.cluster_n = cluster_n;
         config.output_bytes = problem.shape.output_f32 ? 4 : 2;
+        config.output_f16 = problem.shape.output_f16;
         config.num_sms = device.num_sms;
         // A shared operand is split into per-CTA slices of whole 8-row swizzle atoms.
         if (config.slice_rows_a() % 8 != 0 || config.slice_rows_b() % 8 != 0) continue;
-        if (!sm90::fp8_block_scaled::spans_at_most_two_scale_blocks(config)) continue;
+        if (!sm90::block_scaled::spans_at_most_two_scale_blocks(config)) continue;
         int stages = most_stages(config, device);
         if (stages < 2) continue;
         const bool many_waves = waves_of(problem, config, device) > kMaxWavesForFourStagesOfHalves;

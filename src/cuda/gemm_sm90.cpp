@@ -91,9 +91,12 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
 
   const int requested_sms = detail::requested_num_sms();
   const BlockShape forced = forced_config();
-  // The kind, its storage orders and the psum form, in one field.
-  const int kind = static_cast<int>(size.shape.ab_dtype) * 16 + size.shape.a_mn_major * 8 + size.shape.b_mn_major * 4 +
-                   size.shape.psum * 2 + size.shape.sfa_by_tma;
+  // The kind (its input type, scaling, output and bias types), its storage orders and the psum form, in one field.
+  const KernelShape& shape = size.shape;
+  const int epilogue = ((static_cast<int>(shape.scaling) * 2 + shape.output_f16) * 2 + shape.has_bias) * 8 +
+                       static_cast<int>(shape.bias_dtype);
+  const int kind = ((epilogue * 8 + static_cast<int>(shape.ab_dtype)) * 2 + shape.a_mn_major) * 8 +
+                   shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma;
   const Key key{device,
                 requested_sms,
                 size.m,
@@ -150,7 +153,7 @@ void check_kernel_limits(const detail::GemmProblem& p) {
   constexpr std::int64_t kMaxExtent = 0x7fffffff;
   if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
-  if (p.ab_dtype != DType::E4M3) return;  // no scales
+  if (p.scaling != detail::Scaling::Block) return;  // no scales per K block
   const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
   const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +
                                 (p.n - 1) / detail::kScaleBlock * p.sfb_n_stride +
@@ -168,8 +171,20 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
   size.m = masked ? std::min(p.expected_m, p.m) : p.m;
   size.num_groups = masked || k_grouped ? p.num_groups : 1;
   if (k_grouped) size.k_per_group = p.k / p.num_groups;
-  size.shape = KernelShape{p.layout,   p.n,          k_grouped ? 0 : p.k, p.d_dtype == DType::F32, p.c != nullptr,
-                           sfa_by_tma, p.ab_dtype,   p.a_mn_major,        p.b_mn_major,            p.psum != nullptr};
+  size.shape = KernelShape{p.layout,
+                           p.n,
+                           k_grouped ? 0 : p.k,
+                           p.d_dtype == DType::F32 || p.d_dtype == DType::I32,
+                           p.c != nullptr,
+                           sfa_by_tma,
+                           p.ab_dtype,
+                           p.a_mn_major,
+                           p.b_mn_major,
+                           p.psum != nullptr,
+                           p.scaling,
+                           p.d_dtype == DType::F16,
+                           p.bias != nullptr,
+                           p.bias_dtype};
   return size;
 }
 
@@ -227,7 +242,7 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
 sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
   return {static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.num_groups), p.sfa, p.sfa_m_stride,
           p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.c,
-          p.c_row_stride, p.c_group_stride, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum, p.masked_m,
+          p.c_row_stride, p.c_group_stride, p.bias, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum, p.masked_m,
           p.ks_tensor};
 }
 
@@ -259,7 +274,8 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);
-  const std::optional<MatrixBox> sfa_box = p.sfa != nullptr ? sfa_for_tma(p) : std::nullopt;
+  const std::optional<MatrixBox> sfa_box =
+      p.scaling == detail::Scaling::Block ? sfa_for_tma(p) : std::nullopt;
   const Choice& choice = configuration_for(problem_size(p, sfa_box.has_value()), device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] { return gemm_kernel_spec(config); });

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cuda/cost_model.hpp"
+#include "cuda/mma_instruction.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
 
@@ -26,6 +27,38 @@ constexpr double kSplitKCyclesPerCta = 700;
 constexpr double kDistributedSmemBytesPerCycle = 32;
 // HBM3 bandwidth of the whole chip.
 constexpr double kChipDramBytesPerCycle = 1700;
+
+// INT8 runs the tilings of FP8 (its block recipe) and of the 16-bit kinds (no promotion), within its own limits.
+// Its wgmma takes N of 8, 16 or 24, then multiples of 16 only. Its block recipe's promotion converts each INT32
+// partial to FP32 (an integer and an FP32 add, partial_value in math_block_scaled.cuh), which costs it registers
+// FP8's promotion does not need: ptxas spilled K loops unrolled over more than four stages, warpgroups of more
+// than 128 columns (64 with three math warpgroups), and, with C or a bias, whose addresses stay live through
+// the K loop, more than 88 columns (tests/cpp/test_cuda_kernel_compile.cpp holds every kind to no spills). With a
+// bias, the recipe without promotion keeps its columns' scales beside the sums and the bias's loads: at most 128
+// columns, as with C.
+constexpr int kMaxInt8BlockStages = 4;
+constexpr int kMaxInt8BlockColumns = 128;
+constexpr int kMaxInt8BlockColumns3 = 64;
+constexpr int kMaxInt8BlockColumnsWithInputs = 88;
+constexpr int kMaxInt8ColumnsWithBias = 128;
+
+// Whether INT8 keeps the candidate, after int8_stages.
+bool int8_candidate(const ProblemSize& problem, const KernelConfig& config) {
+  if (!mma_n_is_valid(MmaType::S8S32, config.mma_n())) return false;
+  if (!config.block_scaled()) return !problem.shape.has_bias || config.warpgroup_n() <= kMaxInt8ColumnsWithBias;
+  const int most_columns = problem.shape.has_c || problem.shape.has_bias ? kMaxInt8BlockColumnsWithInputs
+                           : config.num_math_warpgroups() == 3        ? kMaxInt8BlockColumns3
+                                                                      : kMaxInt8BlockColumns;
+  return config.warpgroup_n() <= most_columns;
+}
+
+void limit_int8_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs) {
+  for (KernelConfig& config : configs)
+    if (config.block_scaled()) config.num_stages = std::min(config.num_stages, kMaxInt8BlockStages);
+  configs.erase(std::remove_if(configs.begin(), configs.end(),
+                               [&](const KernelConfig& c) { return !int8_candidate(problem, c); }),
+                configs.end());
+}
 
 }  // namespace
 
@@ -95,15 +128,18 @@ void add_split_k_variants(std::vector<KernelConfig>& configs, const ProblemSize&
 
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters, bool with_split_k) {
-  std::vector<KernelConfig> configs = problem.shape.ab_dtype == DType::E4M3
+  std::vector<KernelConfig> configs = problem.shape.scaling == detail::Scaling::Block
                                           ? fp8_candidates(problem, device, with_clusters)
                                           : no_scale_candidates(problem, device, with_clusters);
-  if (with_split_k) add_split_k_variants(configs, problem, device);
+  if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
+  // Split-K adds FP32 sums: INT8's exact sums, whose bits D int32 takes, never split.
+  const bool exact_sums = problem.shape.ab_dtype == DType::I8 && problem.shape.scaling == detail::Scaling::None;
+  if (with_split_k && !exact_sums) add_split_k_variants(configs, problem, device);
   return configs;
 }
 
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
-  return config.scaled() ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
+  return config.block_scaled() ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
 }
 
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
@@ -119,7 +155,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
     if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
       continue;
     if (config.split_k != std::max(forced.split_k, 1)) continue;
-    if (forced.block_m == 0 && config.scaled() && fp8_only_when_forced(problem, config)) continue;
+    if (forced.block_m == 0 && config.block_scaled() && fp8_only_when_forced(problem, config)) continue;
     const double cost = estimated_cost(problem, config, device);
     const bool better_tie = best && useful_area(config) > useful_area(*best);
     if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {

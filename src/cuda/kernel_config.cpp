@@ -1,17 +1,17 @@
 #include "cuda/kernel_config.hpp"
 
-#include "fgemm/sm90/fp8_block_scaled_plan.cuh"
+#include "fgemm/sm90/block_scaled_plan.cuh"
 
 namespace fgemm::cuda {
 
-bool KernelConfig::two_partials() const { return sm90::fp8_block_scaled::two_partials(*this); }
+bool KernelConfig::two_partials() const { return sm90::block_scaled::two_partials(*this); }
 
-int KernelConfig::column_halves() const { return sm90::fp8_block_scaled::column_halves(*this); }
+int KernelConfig::column_halves() const { return sm90::block_scaled::column_halves(*this); }
 
-int KernelConfig::mma_n() const { return scaled() ? sm90::fp8_block_scaled::mma_n(*this) : warpgroup_n(); }
+int KernelConfig::mma_n() const { return block_scaled() ? sm90::block_scaled::mma_n(*this) : warpgroup_n(); }
 
 int KernelConfig::smem_bytes() const {
-  return TileConfig::smem_bytes(scaled() ? sm90::fp8_block_scaled::stage_extra_bytes(*this) : 0);
+  return TileConfig::smem_bytes(block_scaled() ? sm90::block_scaled::stage_extra_bytes(*this) : 0);
 }
 
 namespace {
@@ -20,8 +20,17 @@ const char* kind_name(const KernelShape& shape) {
   switch (shape.ab_dtype) {
     case DType::BF16: return "bf16_";
     case DType::F16: return "fp16_";
+    case DType::I8:
+      return shape.scaling == detail::Scaling::None      ? "int8_exact_"
+             : shape.scaling == detail::Scaling::RowColumn ? "int8_rowcol_"
+                                                           : "int8_block_";
     default: return "";  // FP8, named as it always was
   }
+}
+
+const char* bias_name(const KernelShape& shape) {
+  if (!shape.has_bias) return "";
+  return shape.bias_dtype == DType::F32 ? "_bias_f32" : shape.bias_dtype == DType::F16 ? "_bias_fp16" : "_bias_bf16";
 }
 
 const char* output_name(const KernelConfig& config) {
@@ -33,10 +42,11 @@ const char* output_name(const KernelConfig& config) {
 
 std::string KernelConfig::name() const {
   const std::string storage =
-      scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
+      block_scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
   return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) +
          (shape.psum ? "_psum" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
-         output_name(*this) + (shape.has_c ? "_c" : "") + (scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" +
+         output_name(*this) + (shape.has_c ? "_c" : "") + bias_name(shape) +
+         (block_scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" +
          std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +
          std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
          (split_k > 1 ? "_sk" + std::to_string(split_k) : "");

@@ -17,17 +17,22 @@ struct KernelShape {
   detail::GemmLayout layout = detail::GemmLayout::Normal;
   std::int64_t n = 0;
   std::int64_t k = 0;
-  bool output_f32 = false;
+  bool output_f32 = false;  // a 4-byte D: FP32, or INT32 (INT8's exact sums)
   bool has_c = false;
   // sfa is MN-major with 16-byte aligned columns: the TMA thread loads it with A (the fast path); otherwise
   // a warp of the producer copies it scale by scale.
   bool sfa_by_tma = false;
-  // The kind of GEMM: E4M3 with the FP8 recipe's scales, or BF16 / F16 without scales (the 16-bit output is
-  // then of the input type).
+  // The kind of GEMM: its input type (E4M3, BF16, F16 or I8) and how its scales apply (detail::Scaling: FP8
+  // Block, the 16-bit types None, INT8 any; INT8 None is D int32, the exact sums).
   DType ab_dtype = DType::E4M3;
   bool a_mn_major = false;  // A stored [K, M]
   bool b_mn_major = false;  // B stored [K, N]
   bool psum = false;        // contiguous: the experts' rows named by prefix sums
+  detail::Scaling scaling = detail::Scaling::Block;
+  bool output_f16 = false;  // a 16-bit D is FP16 rather than BF16
+  // INT8: a bias per column of D, of bias_dtype (FP32 or D's 16-bit type).
+  bool has_bias = false;
+  DType bias_dtype = DType::F32;
 };
 
 struct KernelConfig : sm90::TileConfig {
@@ -35,9 +40,9 @@ struct KernelConfig : sm90::TileConfig {
   int band_m = 8;   // tile rows per rasterization band (L2 reuse)
   int num_sms = 0;  // persistent CTAs launched (at most one per SM)
 
-  // Whether the kind is FP8's scaled recipe, which the next two describe
-  // (kernels/fgemm/sm90/fp8_block_scaled_plan.cuh).
-  bool scaled() const { return shape.ab_dtype == DType::E4M3; }
+  // Whether the kind runs the block recipe (FP8 or INT8), which the next two describe
+  // (kernels/fgemm/sm90/block_scaled_plan.cuh).
+  bool block_scaled() const { return shape.scaling == detail::Scaling::Block; }
   bool two_partials() const;
   int column_halves() const;
   // The N of each wgmma: FP8's plan says; unscaled kinds multiply a warpgroup's columns at once.

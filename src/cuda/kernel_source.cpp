@@ -1,6 +1,7 @@
 #include "cuda/kernel_source.hpp"
 
 #include <sstream>
+#include <vector>
 
 #include "cuda/mma_instruction.hpp"
 
@@ -23,6 +24,7 @@ MmaType mma_type(const KernelShape& shape) {
   switch (shape.ab_dtype) {
     case DType::BF16: return MmaType::Bf16F32;
     case DType::F16: return MmaType::F16F32;
+    case DType::I8: return MmaType::S8S32;
     default: return MmaType::E4m3F32;
   }
 }
@@ -31,12 +33,33 @@ const char* operand_policy(bool mn_major) {
   return mn_major ? "fgemm::sm90::MnMajorOperand<Config>" : "fgemm::sm90::KMajorOperand<Config>";
 }
 
-// The epilogue's transform: C read as the tile starts where the math threads have the registers for it
-// (unscaled kinds), in the epilogue otherwise (epilogue_transform.cuh).
+const char* bias_element(DType bias_dtype) {
+  switch (bias_dtype) {
+    case DType::BF16: return "fgemm::sm90::Bf16Bias";
+    case DType::F16: return "fgemm::sm90::F16Bias";
+    default: return "fgemm::sm90::Fp32Bias";
+  }
+}
+
+// The epilogue's transforms, in order (epilogue_transform.cuh, epilogue_scales.cuh): INT8's scales per row and
+// column, its bias, and C, read as the tile starts where the math threads have the registers for it (kinds
+// without promotion), in the epilogue otherwise.
 std::string transform_policy(const KernelConfig& config) {
-  if (!config.shape.has_c) return "fgemm::sm90::Identity";
-  return std::string("fgemm::sm90::AddC<Config::kShapeN, Config::kWarpgroupN / 2, ") + cpp_bool(!config.scaled()) +
-         ">";
+  const KernelShape& shape = config.shape;
+  std::vector<std::string> steps;
+  if (shape.scaling == detail::Scaling::RowColumn)
+    steps.push_back("fgemm::sm90::RowColumnScales<Config::kShapeN, Config::kWarpgroupN / 2>");
+  if (shape.has_bias)
+    steps.push_back(std::string("fgemm::sm90::AddBias<Config::kShapeN, Config::kWarpgroupN / 2, ") +
+                    bias_element(shape.bias_dtype) + ">");
+  if (shape.has_c)
+    steps.push_back(std::string("fgemm::sm90::AddC<Config::kShapeN, Config::kWarpgroupN / 2, ") +
+                    cpp_bool(!config.block_scaled()) + ">");
+  if (steps.empty()) return "fgemm::sm90::Identity";
+  std::string chain = steps.back();
+  for (auto step = steps.rbegin() + 1; step != steps.rend(); ++step)
+    chain = "fgemm::sm90::Chain<" + *step + ", " + chain + ">";
+  return chain;
 }
 
 std::string operand_includes(const KernelShape& shape) {
@@ -46,22 +69,38 @@ std::string operand_includes(const KernelShape& shape) {
   return includes;
 }
 
-// The per-K-block math of the kind: FP8's scaled recipe (with sfa loaded by the TMA or by the helper warp), or
-// none.
-std::string math_policy(const KernelConfig& config) {
-  if (!config.scaled()) return "fgemm::sm90::NoScaleMath<Config, fgemm::sm90::Wgmma>";
-  return std::string("fgemm::sm90::Fp8BlockScaledMath<Config, fgemm::sm90::Wgmma, ") +
-         cpp_bool(config.shape.sfa_by_tma) + ">";
+// The per-K-block math of the kind, and its header: the block recipe (with sfa loaded by the TMA or by the helper
+// warp); INT8's INT32 sums as values (scaled in the epilogue) or as the bits of D int32; or the 16-bit kinds'
+// plain sums.
+struct MathPolicy {
+  std::string type;
+  const char* header;
+};
+
+MathPolicy math_policy(const KernelConfig& config) {
+  const KernelShape& shape = config.shape;
+  if (config.block_scaled())
+    return {std::string("fgemm::sm90::BlockScaledMath<Config, fgemm::sm90::Wgmma, ") + cpp_bool(shape.sfa_by_tma) +
+                ">",
+            "math_block_scaled.cuh"};
+  if (shape.ab_dtype == DType::I8)
+    return {std::string("fgemm::sm90::Int32SumsMath<Config, fgemm::sm90::Wgmma, ") +
+                cpp_bool(shape.scaling == detail::Scaling::None) + ">",
+            "math_int32_sums.cuh"};
+  return {"fgemm::sm90::NoScaleMath<Config, fgemm::sm90::Wgmma>", "math_no_scale.cuh"};
 }
 
 }  // namespace
 
 std::string gemm_kernel_source(const KernelConfig& config) {
+  const MathPolicy math = math_policy(config);
+  const bool scales_epilogue = config.shape.scaling == detail::Scaling::RowColumn || config.shape.has_bias;
   std::ostringstream out;
   out << "// " << config.name() << "\n"
       << "#include \"fgemm/sm90/epilogue_transform.cuh\"\n"
+      << (scales_epilogue ? "#include \"fgemm/sm90/epilogue_scales.cuh\"\n" : "")
       << "#include \"fgemm/sm90/gemm_kernel.cuh\"\n"
-      << "#include \"fgemm/sm90/" << (config.scaled() ? "math_fp8_block_scaled.cuh" : "math_no_scale.cuh") << "\"\n"
+      << "#include \"fgemm/sm90/" << math.header << "\"\n"
       << operand_includes(config.shape) << "\n"
       << mma_struct_source(mma_type(config.shape), config.mma_n(), config.shape.a_mn_major, config.shape.b_mn_major)
       << "\n"
@@ -74,7 +113,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ">;\n"
       << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major) << ",\n"
       << "    " << operand_policy(config.shape.b_mn_major) << ",\n"
-      << "    " << math_policy(config) << ",\n"
+      << "    " << math.type << ",\n"
       << "    " << transform_policy(config) << ">;\n"
       << "static_assert(Kernel::kSmemBytes == " << config.smem_bytes()
       << ", \"the host's shared-memory size agrees with the kernel's\");\n\n"

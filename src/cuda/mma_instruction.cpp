@@ -62,6 +62,7 @@ std::string mma_struct_source(MmaType type, int n, bool transpose_a, bool transp
       << "struct Wgmma {\n"
       << "  static constexpr uint32_t N = " << n << ";\n"
       << "  static constexpr uint32_t K = " << row.k << ";\n"
+      << "  using Accumulator = " << row.register_type << ";\n"
       << "  __device__ __forceinline__ static void mma(" << row.register_type << " (&d)[" << regs
       << "], uint64_t desc_a, uint64_t desc_b, bool accumulate) {\n"
       << "    asm volatile(\n"

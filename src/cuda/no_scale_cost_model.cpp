@@ -1,6 +1,7 @@
-// The candidate tiles and cost model of the unscaled 16-bit GEMMs (BF16 and FP16 into FP32 accumulators;
-// cost_model.hpp). Their K loop has no promotion: a K block is its MMAs, so the model is FP8's machine model
-// at half the tensor cores' rate with a smaller per-block overhead.
+// The candidate tiles and cost model of the GEMMs whose K loop has no promotion (cost_model.hpp): BF16 and FP16
+// into FP32 accumulators, INT8 into INT32 (its scales, if any, applied once in the epilogue). A K block is its
+// MMAs, so the model is FP8's machine model with a smaller per-block overhead, at half FP8's tensor-core rate
+// for the 16-bit types and at FP8's for INT8.
 #include <algorithm>
 
 #include "cuda/cost_model.hpp"
@@ -53,9 +54,9 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
         config.block_n = block_n;
         config.cluster_m = cluster_m;
         config.cluster_n = cluster_n;
-        config.operand_bytes = 2;
+        config.operand_bytes = static_cast<int>(dtype_size(shape.ab_dtype));
         config.output_bytes = shape.output_f32 ? 4 : 2;
-        config.output_f16 = shape.ab_dtype == DType::F16;
+        config.output_f16 = shape.output_f16;
         config.num_sms = device.num_sms;
         // A shared operand is split into per-CTA slices of whole swizzle atoms (8 rows K-major, a box MN-major).
         const int slice_unit_a = shape.a_mn_major ? kMnMajorBox : 8;
@@ -80,7 +81,9 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   const std::int64_t waves = waves_of(problem, config, device);
   const std::int64_t k_blocks = tile_k_blocks(problem, config);
 
-  const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
+  // INT8's tensor cores multiply twice as many of their one-byte values per cycle.
+  const double mma =
+      double(config.block_m) * config.block_n * config.block_k() * 2 / (kMmaFlopsPerCycle * 2 / config.operand_bytes);
   const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
   const double rows_b = double(config.block_n) / config.cluster_m;
   const double row_bytes = double(config.block_k()) * config.operand_bytes;

@@ -113,6 +113,7 @@ TEST(Heuristics, SplitKOnlyWhenForced) {
     for (auto layout : {detail::GemmLayout::Normal, detail::GemmLayout::Masked, detail::GemmLayout::Contiguous}) {
       ProblemSize size = problem(64, 2112, 7168);
       size.shape.ab_dtype = dtype;
+      size.shape.scaling = dtype == DType::E4M3 ? detail::Scaling::Block : detail::Scaling::None;
       size.shape.layout = layout;
       for (const auto& config : candidate_configs(size, device, true)) EXPECT_EQ(config.split_k, 1);
       int splits = 0;

@@ -9,6 +9,7 @@
 
 #include "cuda/heuristics.hpp"
 #include "cuda/kernel_source.hpp"
+#include "cuda/mma_instruction.hpp"
 #include "jit/compiler.hpp"
 
 namespace fgemm::cuda {
@@ -111,6 +112,7 @@ TEST(GemmKernelCompile, SplitKVariants) {
       size.shape.n = 2112;
       size.shape.k = 7168;
       size.shape.ab_dtype = dtype;
+      size.shape.scaling = dtype == DType::E4M3 ? detail::Scaling::Block : detail::Scaling::None;
       size.shape.sfa_by_tma = true;
       size.shape.output_f32 = layout == detail::GemmLayout::Normal;
       size.shape.has_c = layout == detail::GemmLayout::Normal;
@@ -142,6 +144,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
       size.shape.n = 7000;
       size.shape.k = 4000;
       size.shape.ab_dtype = dtype;
+      size.shape.scaling = dtype == DType::E4M3 ? detail::Scaling::Block : detail::Scaling::None;
       size.shape.a_mn_major = order & 1;
       size.shape.b_mn_major = order & 2;
       for (auto [f32, with_c] : {std::pair{false, false}, std::pair{true, true}, std::pair{false, true}}) {
@@ -171,6 +174,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
     size.shape.n = 4096;
     size.shape.k = 7168;
     size.shape.ab_dtype = DType::BF16;
+    size.shape.scaling = detail::Scaling::None;
     size.shape.psum = psum;
     size.shape.b_mn_major = b_mn_major;
     expect_compiles_without_spills(choose_config(size, h100));
@@ -182,11 +186,79 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   k_grouped.shape.layout = detail::GemmLayout::KGrouped;
   k_grouped.shape.n = 7168;
   k_grouped.shape.ab_dtype = DType::BF16;
+  k_grouped.shape.scaling = detail::Scaling::None;
   k_grouped.shape.a_mn_major = k_grouped.shape.b_mn_major = true;
   k_grouped.shape.output_f32 = true;
   for (bool with_c : {false, true}) {
     k_grouped.shape.has_c = with_c;
     expect_compiles_without_spills(choose_config(k_grouped, h100));
+  }
+}
+
+// INT8: each recipe (exact INT32 into D int32, per token and channel, blocks) with each output type, C and bias
+// of each type, the chosen kernels of the seed shapes and every layout, and the widest and narrowest tiles.
+TEST(GemmKernelCompile, Int8Kinds) {
+  const DeviceLimits h100;
+  struct Epilogue {
+    detail::Scaling scaling;
+    bool output_f32, output_f16, with_c, with_bias;
+    DType bias_dtype;
+  };
+  constexpr auto kRowColumn = detail::Scaling::RowColumn;
+  constexpr auto kBlock = detail::Scaling::Block;
+  const Epilogue epilogues[] = {
+      {detail::Scaling::None, true, false, false, false, DType::F32},
+      {kRowColumn, false, false, false, false, DType::F32},
+      {kRowColumn, false, true, true, true, DType::F16},
+      {kRowColumn, true, false, true, true, DType::F32},
+      {kRowColumn, false, false, false, true, DType::BF16},
+      {kBlock, false, false, false, false, DType::F32},
+      {kBlock, true, false, true, true, DType::F32},
+      {kBlock, false, true, false, true, DType::F16},
+  };
+  for (const Epilogue& epilogue : epilogues) {
+    for (const Shape& shape : {kSeedShapes[0], kSeedShapes[8], kSeedShapes[13], Shape{777, 1001, 784}}) {
+      ProblemSize size;
+      size.m = shape.m;
+      size.shape.n = shape.n;
+      size.shape.k = shape.k;
+      size.shape.ab_dtype = DType::I8;
+      size.shape.sfa_by_tma = true;
+      size.shape.scaling = epilogue.scaling;
+      size.shape.output_f32 = epilogue.output_f32;
+      size.shape.output_f16 = epilogue.output_f16;
+      size.shape.has_c = epilogue.with_c;
+      size.shape.has_bias = epilogue.with_bias;
+      size.shape.bias_dtype = epilogue.bias_dtype;
+      const KernelConfig chosen = choose_config(size, h100);
+      EXPECT_TRUE(mma_n_is_valid(MmaType::S8S32, chosen.mma_n())) << chosen.name();
+      expect_compiles_without_spills(chosen);
+    }
+  }
+  for (auto scaling : {kRowColumn, kBlock}) {
+    ProblemSize size;
+    size.m = 4096;
+    size.shape.n = 7000;
+    size.shape.k = 4000;
+    size.shape.ab_dtype = DType::I8;
+    size.shape.scaling = scaling;
+    size.shape.has_c = true;
+    size.shape.has_bias = true;
+    int narrowest = 1 << 30, widest = 0;
+    for (const auto& config : candidate_configs(size, h100)) {
+      narrowest = std::min(narrowest, config.block_n);
+      widest = std::max(widest, config.block_n);
+    }
+    for (const auto& config : candidate_configs(size, h100))
+      if (config.block_n == narrowest || config.block_n == widest) expect_compiles_without_spills(config);
+    for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
+      ProblemSize grouped = size;
+      grouped.m = layout == detail::GemmLayout::Masked ? 256 : 32768;
+      grouped.num_groups = layout == detail::GemmLayout::Masked ? 4 : 1;
+      grouped.shape.layout = layout;
+      grouped.shape.has_c = grouped.shape.has_bias = false;
+      expect_compiles_without_spills(choose_config(grouped, h100));
+    }
   }
 }
 

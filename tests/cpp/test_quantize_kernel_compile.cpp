@@ -1,8 +1,10 @@
-// NVRTC compiles, for sm_90a and without a GPU, the quantization kernels for a sample of specialisations,
-// and ptxas reports no spills and no local memory.
+// NVRTC compiles, for sm_90a and without a GPU, the quantization kernels (FP8 and INT8) for a sample of
+// specialisations, and ptxas reports no spills and no local memory.
 #include <gtest/gtest.h>
 
 #include "cuda/quantize.hpp"
+#include "cuda/quantize_int8.hpp"
+#include "fgemm/quantize_params.cuh"
 #include "jit/compiler.hpp"
 
 namespace fgemm::cuda {
@@ -41,6 +43,46 @@ TEST(QuantizeKernelCompile, NamesTellTheSpecialisationsApart) {
   other[3].use_ue8m0 = true;
   other[4].vectorized = false;
   for (const QuantizeKernel& kernel : other) EXPECT_NE(kernel.name(), base.name());
+}
+
+// Every scaling and input type, both access widths, and for a whole row the team sizes from one thread to a
+// CTA, the longest row held in registers and a longer one, read twice.
+TEST(QuantizeKernelCompile, Int8SampleOfSpecialisations) {
+  using detail::Int8Scaling;
+  const Int8QuantizeKernel kernels[] = {
+      {Int8Scaling::Row, DType::BF16, 7168, 128, true},
+      {Int8Scaling::Row, DType::F16, 16, 128, true},
+      {Int8Scaling::Row, DType::F32, 130, 128, false},
+      {Int8Scaling::Row, DType::F32, 0, 128, true},
+      {Int8Scaling::Row, DType::BF16, quant::kRowHeldCols, 128, true},
+      {Int8Scaling::Row, DType::F32, quant::kRowHeldCols, 128, true},
+      {Int8Scaling::Row, DType::F16, quant::kRowHeldCols - 8, 128, false},
+      {Int8Scaling::Row, DType::BF16, quant::kRowHeldCols + 16, 128, true},
+      {Int8Scaling::Group, DType::BF16, 7168, 128, true},
+      {Int8Scaling::Group, DType::F16, 2048, 64, true},
+      {Int8Scaling::Group, DType::F32, 1000, 32, false},
+      {Int8Scaling::Block, DType::BF16, 7168, 128, true},
+      {Int8Scaling::Block, DType::F16, 300, 128, false},
+      {Int8Scaling::Block, DType::F32, 2048, 128, true},
+  };
+  for (const Int8QuantizeKernel& kernel : kernels)
+    expect_compiles_without_spills(quantize_int8_kernel_spec(kernel), kernel.name());
+}
+
+TEST(QuantizeKernelCompile, Int8NamesTellTheSpecialisationsApart) {
+  using detail::Int8Scaling;
+  const Int8QuantizeKernel base{Int8Scaling::Group, DType::BF16, 7168, 128, true};
+  Int8QuantizeKernel other[] = {base, base, base, base, base, base, base};
+  other[0].scaling = Int8Scaling::Row;
+  other[1].scaling = Int8Scaling::Block;
+  other[2].input = DType::F16;
+  other[3].input = DType::F32;
+  other[4].cols = 7040;
+  other[5].group_cols = 64;
+  other[6].vectorized = false;
+  for (const Int8QuantizeKernel& kernel : other) EXPECT_NE(kernel.name(), base.name()) << kernel.name();
+  const QuantizeKernel fp8{detail::ScaleBlock::Token, DType::BF16, 7168, false, true};
+  EXPECT_NE(base.name(), fp8.name());
 }
 
 }  // namespace

@@ -32,6 +32,20 @@ def test_every_layout_passes_a_smoke_run_on_the_cpu(tmp_path):
     assert summary["failures"] == []
 
 
+def test_the_int8_layouts_pass_every_recipe_on_the_cpu(tmp_path):
+    int8 = [layout for layout in LAYOUTS if layout.dtype == "int8"]
+    cases = [draw_case(1, index, LIMITS["cpu"], fuzz_gemm.DEFAULT_SHAPES_PER_LAYOUT)
+             for index in case_indices(int8, 12)]
+    assert {(case["layout"], case["recipe"]) for case in cases} == {
+        (layout.name, recipe) for layout in int8 for recipe in ("exact", "token", "block")
+        if recipe != "exact" or layout.kind == "dense"}
+    result = run_script("--device", "cpu", "--seed", "1", "--cases-per-layout", "12", "--ops", "*int8*",
+                        "--json", str(tmp_path / "r.json"))
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    summary = json.loads((tmp_path / "r.json").read_text())
+    assert {name: row["failures"] for name, row in summary["layouts"].items()} == {layout.name: 0 for layout in int8}
+
+
 @pytest.mark.gpu
 def test_every_layout_passes_a_smoke_run_on_the_gpu(tmp_path):
     result = run_script("--device", "cuda", "--seed", "1", "--cases-per-layout", "4", "--jobs", "4",
@@ -42,9 +56,10 @@ def test_every_layout_passes_a_smoke_run_on_the_gpu(tmp_path):
 
 
 def test_a_case_replays_alone():
-    result = run_script("--device", "cpu", "--replay", "4:19")  # fp8_gemm_nt, as case 19 % 19 == 0
+    index = len(LAYOUTS)  # the second case of fp8_gemm_nt, the first layout
+    result = run_script("--device", "cpu", "--replay", f"4:{index}")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert json.dumps(draw_case(4, 19, LIMITS["cpu"], fuzz_gemm.DEFAULT_SHAPES_PER_LAYOUT)) in result.stdout
+    assert json.dumps(draw_case(4, index, LIMITS["cpu"], fuzz_gemm.DEFAULT_SHAPES_PER_LAYOUT)) in result.stdout
 
 
 def test_an_unknown_layout_is_refused():
@@ -95,8 +110,9 @@ def test_rows_cover_the_tile_edges_and_the_whole_range():
     assert max(rows) > 2500
 
 
-def test_n_and_k_are_mostly_not_multiples_of_64_and_fp8_k_is_a_multiple_of_16():
-    for name, k_multiple in [("fp16_gemm_nn", 1), ("fp8_gemm_nt", 16), ("m_grouped_bf16_gemm_nt_masked", 1)]:
+def test_n_and_k_are_mostly_not_multiples_of_64_and_fp8_and_int8_k_is_a_multiple_of_16():
+    for name, k_multiple in [("fp16_gemm_nn", 1), ("fp8_gemm_nt", 16), ("m_grouped_bf16_gemm_nt_masked", 1),
+                             ("int8_gemm_nt", 16), ("m_grouped_int8_gemm_nt_contiguous", 16)]:
         shapes = {(case["n"], case["k"]) for case in [draw_case(seed, LAYOUTS.index(layout_of_name(name)),
                                                                 LIMITS["cuda"], 1) for seed in range(60)]}
         assert sum(n % 64 != 0 for n, _ in shapes) > len(shapes) // 2
@@ -130,6 +146,25 @@ def test_masked_and_k_grouped_cases_have_empty_groups():
     assert {case["c"] for case in k_grouped} == {"none", "separate", "in_place"}
 
 
+def test_int8_cases_draw_every_recipe_scale_shape_output_c_and_bias():
+    dense = draw_many("int8_gemm_nt")
+    exact = [case for case in dense if case["recipe"] == "exact"]
+    assert exact and all(dict(case, out="int32", c="none", bias="none") == case for case in exact)
+    scaled = [case for case in dense if case["recipe"] != "exact"]
+    assert {(case["out"], case["c"], case["bias"]) for case in scaled} == {
+        (out, c, bias) for out in ("bf16", "fp16", "fp32") for c in ("none", "separate", "in_place")
+        for bias in ("none", "fp32", out) if out == "fp32" or c != "in_place"}
+    assert {(case["sa"], case["sb"]) for case in dense if case["recipe"] == "token"} == {
+        (sa, sb) for sa in ("vector", "column", "one") for sb in ("vector", "row", "one")}
+    assert {case["extremes"] for case in dense} == {False, True}
+    for name, token_scales in [("m_grouped_int8_gemm_nt_contiguous", ("vector", "column", "one")),
+                               ("m_grouped_int8_gemm_nt_masked", ("vector", "column"))]:
+        cases = draw_many(name)
+        assert {case["recipe"] for case in cases} == {"token", "block"}
+        assert {(case["sa"], case["sb"]) for case in cases if case["recipe"] == "token"} == {
+            (sa, sb) for sa in token_scales for sb in ("vector", "one")}
+
+
 # ---------------------------------------------------------------------------------------------- checks
 
 
@@ -144,6 +179,7 @@ def outcome_of(rows, n, kept_rows=()):
 
 
 BF16 = tolerance("bf16", "bf16")
+EXACT = tolerance("int8", "int32")
 
 
 def test_a_correct_result_passes():
@@ -163,4 +199,30 @@ def test_a_wrong_result_is_reported(spoil, message):
     outcome = outcome_of(70, 33, kept_rows=[3, 69])
     spoil(outcome)
     problems, _ = check(outcome, BF16)
+    assert any(message in problem for problem in problems), problems
+
+
+def exact_outcome(rows, n):
+    """A correct int32 D of `rows` x n in a storage poisoned with -2^31."""
+    storage, d = poisoned_storage((rows, n), torch.int32, "cpu", 1)
+    expected = torch.randint(-2**24, 2**24, (rows, n), dtype=torch.int32)
+    d.copy_(expected)
+    return Outcome(storage, d, expected.double(), torch.zeros(rows, n, dtype=torch.float64),
+                   torch.zeros(rows, dtype=torch.bool))
+
+
+def test_a_correct_exact_product_passes():
+    problems, _ = check(exact_outcome(20, 9), EXACT)
+    assert problems == []
+
+
+@pytest.mark.parametrize("spoil,message", [
+    (lambda o: o.d[4, 5].add_(1), "1 elements beyond their bound"),
+    (lambda o: o.d[4, 5].fill_(-2**31), "the sentinel -2^31 in 1 elements"),
+    (lambda o: o.storage[0, 0].fill_(0), "outside D's view were written"),
+])
+def test_a_wrong_exact_product_is_reported(spoil, message):
+    outcome = exact_outcome(20, 9)
+    spoil(outcome)
+    problems, _ = check(outcome, EXACT)
     assert any(message in problem for problem in problems), problems

@@ -19,6 +19,25 @@ struct Identity {
                                         uint32_t) {}
 };
 
+// Two transforms, one after the other (INT8: its scales, then a bias, then C).
+template <class First, class Second>
+struct Chain {
+  First first;
+  Second second;
+
+  __device__ __forceinline__ void begin_tile(const GemmParams& params, uint32_t group, uint32_t row0, uint32_t row1,
+                                             uint32_t n_base) {
+    first.begin_tile(params, group, row0, row1, n_base);
+    second.begin_tile(params, group, row0, row1, n_base);
+  }
+  template <uint32_t kFragments>
+  __device__ __forceinline__ void apply(float (&acc)[kFragments], const GemmParams& params, uint32_t group,
+                                        uint32_t row0, uint32_t row1, uint32_t n_base) {
+    first.apply(acc, params, group, row0, row1, n_base);
+    second.apply(acc, params, group, row0, row1, n_base);
+  }
+};
+
 // D = C + A·B. Where the math threads have the registers (kLoadEarly: the unscaled kinds), each reads its values
 // of the tile's C as the tile's K loop starts, in pairs of columns and under L2's evict-first policy (C is read
 // once; streamed through L2 it would evict the blocks of A and B that the next tiles read), so that the loads'

@@ -4,7 +4,7 @@
 //   - OperandA, OperandB: how A and B sit in a stage and how wgmma addresses them (operand_k_major.cuh,
 //              operand_mn_major.cuh);
 //   - Math:    what happens per K block (the MMAs through its Mma instruction, any scaling) and what else a
-//              stage holds (math_fp8_block_scaled.cuh, math_no_scale.cuh);
+//              stage holds (math_block_scaled.cuh, math_no_scale.cuh);
 //   - Transform: what the epilogue does to the accumulators before they are stored (epilogue_transform.cuh).
 // The skeleton owns the rest: the persistent scheduler, the TMA producer and its stage ring, the math
 // warpgroups' K loop and the epilogue's staging and stores.

@@ -1,6 +1,6 @@
-// The per-K-block math of unscaled GEMMs (BF16 and FP16 into FP32): each K block's MMAs accumulate straight
-// into the tile's accumulators, which the tensor cores keep in FP32, so there is nothing to promote and a
-// stage holds only A and B. A warpgroup keeps one K block's MMAs in flight: it issues block kb's, waits for
+// The per-K-block math of unscaled GEMMs (BF16 and FP16 into FP32, INT8 into INT32): each K block's MMAs
+// accumulate straight into the tile's accumulators, which the tensor cores keep in FP32 (or exactly, in INT32),
+// so there is nothing to promote and a stage holds only A and B. A warpgroup keeps one K block's MMAs in flight: it issues block kb's, waits for
 // block kb - 1's, and gives that block's stage back, so the tensor cores never wait for the warpgroup.
 #pragma once
 
@@ -13,6 +13,7 @@ namespace fgemm::sm90 {
 template <class C, class Mma_>
 struct NoScaleMath {
   using Mma = Mma_;  // the wgmma instruction over the warpgroup's columns
+  using Accumulator = typename Mma::Accumulator;
   static constexpr uint32_t kStageExtraBytes = 0;
   static constexpr uint32_t kTmaExtraBytes = 0;
   static constexpr uint32_t kHelperArrivals = 0;
@@ -27,7 +28,7 @@ struct NoScaleMath {
 
   static constexpr uint32_t kNoStage = 0xffffffff;
 
-  float acc[kFragments];
+  Accumulator acc[kFragments];
   uint32_t stage_in_flight = kNoStage;  // the stage whose MMAs may still run
 
   __device__ __forceinline__ NoScaleMath(const GemmParams&, const uint8_t*, uint32_t, uint32_t) {}
@@ -36,7 +37,7 @@ struct NoScaleMath {
   // k-grouped layout) stores zeros (or C).
   __device__ __forceinline__ void begin_tile(uint32_t, uint32_t, uint32_t) {
 #pragma unroll
-    for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
+    for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0;
   }
 
   template <class Pipe>

@@ -100,8 +100,8 @@ struct StagePipe {
 
   // Starts the MMAs of the stage's K block into `d` (accumulating onto it where `accumulate`), for the
   // wgmma-wide column group `col_group` of the warpgroup's columns, and commits them as one group.
-  template <uint32_t kFragments>
-  __device__ __forceinline__ void multiply(float (&d)[kFragments], uint32_t stage, uint32_t col_group,
+  template <class Accumulator, uint32_t kFragments>
+  __device__ __forceinline__ void multiply(Accumulator (&d)[kFragments], uint32_t stage, uint32_t col_group,
                                            bool accumulate) const {
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(d[i]);

@@ -1,9 +1,10 @@
-// The per-K-block math of DeepSeek-V3's FP8 recipe: A scaled per 1 x 128 (sfa), B per 128 x 128 (sfb).
-// Hopper's FP8 tensor cores keep only about 14 bits of the running sum, so the sum over one K block is taken
-// from the tensor cores into a "partial" accumulator and promoted on the CUDA cores into the FP32 accumulator:
-// acc += partial * sfa * sfb. Where registers allow, each warpgroup has two partial accumulators and promotes
-// one block while its next block's MMAs run; otherwise the other warpgroups' MMAs keep the tensor cores busy
-// during a promotion (a warpgroup of 256 columns promotes each half of its columns in turn).
+// The per-K-block math of DeepSeek-V3's block recipe: A scaled per 1 x 128 (sfa), B per 128 x 128 (sfb), for
+// FP8 E4M3 and for INT8. The sum over one K block is taken from the tensor cores into a "partial" accumulator
+// and promoted on the CUDA cores into the FP32 accumulator: acc += partial * sfa * sfb. FP8's tensor cores keep
+// only about 14 bits of a running sum, so its promotion once per block is what keeps the sum accurate; INT8's
+// partial is the block's exact INT32 sum. Where registers allow, each warpgroup has two partial accumulators
+// and promotes one block while its next block's MMAs run; otherwise the other warpgroups' MMAs keep the tensor
+// cores busy during a promotion (a warpgroup of 256 columns promotes each half of its columns in turn).
 //
 // The scales of A travel with the stage: the TMA thread loads them with A where sfa is MN-major with 16-byte
 // aligned columns; otherwise a helper warp of the producer copies them scale by scale (about a tenth slower).
@@ -13,22 +14,32 @@
 #include "fgemm/common.cuh"
 #include "fgemm/gemm_params.cuh"
 #include "fgemm/ptx.cuh"
-#include "fgemm/sm90/fp8_block_scaled_plan.cuh"
+#include "fgemm/sm90/block_scaled_plan.cuh"
 #include "fgemm/sm90/stage_ring.cuh"
 
 namespace fgemm::sm90 {
 
+// The FP32 value of a partial sum: FP8's as it is; INT8's exact INT32 sum of one K block, at most 128 * 128 * 128
+// = 2^21 in magnitude, converted exactly with integer and FP32 adds rather than the I2F conversion, which runs at
+// a quarter of their rate: the integer x + 0x4B400000, read as an FP32, is 1.5 * 2^23 + x for |x| < 2^22 (the
+// FP32 numbers from 2^23 to 2^24 are the integers), so subtracting 1.5 * 2^23 leaves x.
+__device__ __forceinline__ float partial_value(float p) { return p; }
+__device__ __forceinline__ float partial_value(int32_t p) {
+  return __int_as_float(p + 0x4B400000) - 12582912.0f;
+}
+
 template <class C, class Mma_, bool kSfaByTma>
-struct Fp8BlockScaledMath {
-  using Mma = Mma_;  // the wgmma instruction, E4M3 x E4M3 into FP32
-  static constexpr uint32_t kStageExtraBytes = fp8_block_scaled::stage_extra_bytes(C::kTile);
+struct BlockScaledMath {
+  using Mma = Mma_;  // the wgmma instruction: E4M3 x E4M3 into FP32, or INT8 x INT8 into INT32
+  using Partial = typename Mma::Accumulator;
+  static constexpr uint32_t kStageExtraBytes = block_scaled::stage_extra_bytes(C::kTile);
   // Bytes the TMA thread loads into a stage beside A and B, and arrivals the helper warp adds to its barrier.
   static constexpr uint32_t kTmaExtraBytes = kSfaByTma ? kStageExtraBytes : 0;
   static constexpr uint32_t kHelperArrivals = kSfaByTma ? 0 : 32;
 
-  static constexpr bool kTwoPartials = fp8_block_scaled::two_partials(C::kTile);
-  static constexpr uint32_t kColumnHalves = fp8_block_scaled::column_halves(C::kTile);
-  static constexpr uint32_t kMmaN = fp8_block_scaled::mma_n(C::kTile);
+  static constexpr bool kTwoPartials = block_scaled::two_partials(C::kTile);
+  static constexpr uint32_t kColumnHalves = block_scaled::column_halves(C::kTile);
+  static constexpr uint32_t kMmaN = block_scaled::mma_n(C::kTile);
   // With two partial accumulators, a K block's step depends on its parity (which partial it fills).
   static constexpr uint32_t kStepPeriod = kTwoPartials ? 2 : 1;
   static constexpr uint32_t kNumNBlocksOfB = ceil_div(C::kShapeN, 128u);
@@ -42,7 +53,7 @@ struct Fp8BlockScaledMath {
   static_assert(kMmaN % 8 == 0 && kMmaN >= 8 && kMmaN <= 256, "wgmma N is a multiple of 8 in [8, 256]");
   static_assert(kColumnHalves == 1 || (C::kNumMathWarpgroups == 2 && C::kWarpgroupCols == 1 && kMmaN == 128),
                 "only 128 x 256 tiles multiply in column halves, each in one 128-column block of sfb");
-  static_assert(fp8_block_scaled::spans_at_most_two_scale_blocks(C::kTile),
+  static_assert(block_scaled::spans_at_most_two_scale_blocks(C::kTile),
                 "a warpgroup's columns span at most two 128-column scale blocks");
 
   // ------------------------------------------------------------------ producer side
@@ -93,8 +104,8 @@ struct Fp8BlockScaledMath {
 
   const GemmParams& params;
   uint32_t sfa_address;  // this thread's first row's scale in stage 0 (its second row's is 8 rows on)
-  float partial[kMmaFragments];
-  float partial2[kTwoPartials ? kMmaFragments : 1];
+  Partial partial[kMmaFragments];
+  Partial partial2[kTwoPartials ? kMmaFragments : 1];
   float acc[kFragments];
   // The tile's scales of B: sfb is addressed by a 32-bit element offset (the host refuses a larger sfb), made
   // warp-uniform through a shuffle: with three math warpgroups, a 64-bit pointer per thread would make ptxas
@@ -107,7 +118,7 @@ struct Fp8BlockScaledMath {
 
   // The stage buffer of sfa starts at `smem_extra`; this thread's rows are row_in_wg and row_in_wg + 8 of the
   // warpgroup's 64 (the wgmma fragment layout), in warpgroup row wg_row of the tile.
-  __device__ __forceinline__ Fp8BlockScaledMath(const GemmParams& params, const uint8_t* smem_extra, uint32_t wg_row,
+  __device__ __forceinline__ BlockScaledMath(const GemmParams& params, const uint8_t* smem_extra, uint32_t wg_row,
                                                 uint32_t row_in_wg)
       : params(params), sfa_address(ptx::smem_address(smem_extra) + (wg_row * 64 + row_in_wg) * 4) {}
 
@@ -150,12 +161,12 @@ struct Fp8BlockScaledMath {
       // The first step promotes "block -1": zeros.
       scales = Scales{0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-      for (uint32_t i = 0; i < kMmaFragments; ++i) partial2[i] = 0.0f;
+      for (uint32_t i = 0; i < kMmaFragments; ++i) partial2[i] = 0;
     }
   }
 
   // acc += p * sfa * sfb, for a complete partial sum `p` of one half of the columns (or all of them).
-  __device__ __forceinline__ void promote(float (&p)[kMmaFragments], const Scales& s, uint32_t half = 0) {
+  __device__ __forceinline__ void promote(Partial (&p)[kMmaFragments], const Scales& s, uint32_t half = 0) {
 #pragma unroll
     for (uint32_t i = 0; i < kMmaFragments; ++i) ptx::fence_operand(p[i]);
     // Fragment i of p holds row (i / 2 % 2 ? row1 : row0) and, of the warpgroup's columns, column
@@ -167,10 +178,10 @@ struct Fp8BlockScaledMath {
       const bool first_block = kUniformScaleB || j * 8 < first_block_cols;
       const float scale_row0 = first_block ? scale00 : scale01;
       const float scale_row1 = first_block ? scale10 : scale11;
-      acc[4 * j + 0] = fmaf(p[4 * jj + 0], scale_row0, acc[4 * j + 0]);
-      acc[4 * j + 1] = fmaf(p[4 * jj + 1], scale_row0, acc[4 * j + 1]);
-      acc[4 * j + 2] = fmaf(p[4 * jj + 2], scale_row1, acc[4 * j + 2]);
-      acc[4 * j + 3] = fmaf(p[4 * jj + 3], scale_row1, acc[4 * j + 3]);
+      acc[4 * j + 0] = fmaf(partial_value(p[4 * jj + 0]), scale_row0, acc[4 * j + 0]);
+      acc[4 * j + 1] = fmaf(partial_value(p[4 * jj + 1]), scale_row0, acc[4 * j + 1]);
+      acc[4 * j + 2] = fmaf(partial_value(p[4 * jj + 2]), scale_row1, acc[4 * j + 2]);
+      acc[4 * j + 3] = fmaf(partial_value(p[4 * jj + 3]), scale_row1, acc[4 * j + 3]);
     }
   }
 
@@ -182,8 +193,8 @@ struct Fp8BlockScaledMath {
       // the other. Each step ends with its MMAs complete: with no MMA in flight across a back edge, ptxas can
       // prove that no promotion reads an accumulator an MMA is writing, and keeps the MMAs asynchronous
       // (otherwise it serializes them, C7514).
-      float(&current)[kMmaFragments] = odd ? partial2 : partial;
-      float(&previous)[kMmaFragments] = odd ? partial : partial2;
+      Partial(&current)[kMmaFragments] = odd ? partial2 : partial;
+      Partial(&previous)[kMmaFragments] = odd ? partial : partial2;
       pipe.wait(stage, round);
       pipe.multiply(current, stage, 0, false);
       const Scales current_scales = read_scales(stage, round);

@@ -1,10 +1,10 @@
 // How the FP8 1x128 / 128x128 recipe uses a tile's registers and shared memory, for the kernel's per-K-block
-// math (math_fp8_block_scaled.cuh) and for the host's candidates and cost model: compiled by both.
+// math (math_block_scaled.cuh) and for the host's candidates and cost model: compiled by both.
 #pragma once
 
 #include "fgemm/sm90/tile_config.cuh"
 
-namespace fgemm::sm90::fp8_block_scaled {
+namespace fgemm::sm90::block_scaled {
 
 // A stage holds, beside A and B, the scales of A for the tile's rows (FP32).
 constexpr int stage_extra_bytes(const TileConfig& tile) { return tile.block_m * 4; }
@@ -33,4 +33,4 @@ constexpr bool spans_at_most_two_scale_blocks(const TileConfig& tile) {
   return true;
 }
 
-}  // namespace fgemm::sm90::fp8_block_scaled
+}  // namespace fgemm::sm90::block_scaled
