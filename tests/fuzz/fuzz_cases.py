@@ -2,11 +2,14 @@
 of one case as plain Python values (printed with a failure, and enough to replay it).
 
 Case index i belongs to LAYOUTS[i % len(LAYOUTS)], whatever subset of layouts a run selects, so that
-`--replay SEED:I` draws the same case as the run that reported it.
+`--replay SEED:I` draws the same case as the run that reported it. New layouts go at the end of LAYOUTS: the
+existing ones keep their positions, and each its first case; its later ones (index j * len(LAYOUTS) + position)
+move when layouts are added.
 
 The GPU kernels are compiled for each N and K, so a run draws a few such "kernel shapes" (with a group count) per
 layout (`shapes_per_layout`) and every case picks one of them; everything else (M, the experts' sizes and K,
-padding, masks, the output type, C, strides) is drawn afresh for each case.
+padding, masks, the output type, C, strides; for INT8 the recipe, the scales' shapes and the bias) is drawn
+afresh for each case.
 """
 
 import dataclasses
@@ -18,12 +21,14 @@ import fgemm
 # Row counts at the edges of the kernels' tiles (64 and 128 rows), drawn often.
 EDGE_ROWS = (0, 1, 63, 64, 65, 127, 128, 129)
 ALIGNMENT = fgemm.get_m_alignment_for_contiguous_layout()
+# The types whose A and B come with scales (and K a multiple of 16).
+QUANTIZED = ("fp8", "int8")
 
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
     name: str  # the fgemm function
-    dtype: str  # of A and B: "fp8", "bf16" or "fp16"
+    dtype: str  # of A and B: "fp8", "bf16", "fp16" or "int8"
     kind: str  # "dense", "contiguous", "masked" or "k_grouped"
     letters: str  # how A and B are stored: "nt", "nn", "tn" or "tt" (include/fgemm/gemm_16bit.hpp)
 
@@ -38,6 +43,9 @@ def _layouts():
                     for letters in ("nt", "nn")]
         layouts += [Layout(f"m_grouped_{dtype}_gemm_nt_masked", dtype, "masked", "nt"),
                      Layout(f"k_grouped_{dtype}_gemm_tn_contiguous", dtype, "k_grouped", "tn")]
+    layouts += [Layout("int8_gemm_nt", "int8", "dense", "nt"),
+                Layout("m_grouped_int8_gemm_nt_contiguous", "int8", "contiguous", "nt"),
+                Layout("m_grouped_int8_gemm_nt_masked", "int8", "masked", "nt")]
     return tuple(layouts)
 
 
@@ -109,7 +117,7 @@ def kernel_shape(seed, layout, slot, limits):
     if layout.kind == "k_grouped":
         shape["groups"] = draw_groups(rng, limits)  # K varies per expert at run time; N is compiled in
     else:
-        shape["k"] = draw_extent(rng, limits.max_k, 16 if layout.dtype == "fp8" else 1)
+        shape["k"] = draw_extent(rng, limits.max_k, 16 if layout.dtype in QUANTIZED else 1)
         if layout.kind != "dense":
             shape["groups"] = draw_groups(rng, limits)
     return shape
@@ -166,14 +174,41 @@ def draw_ks(rng, groups, limits):
     return ks
 
 
-def draw_output(rng, layout):
-    """The output type, and C: none, a tensor of its own, or D itself (accumulation in place, FP32 D only)."""
-    out = "fp32" if layout.kind == "k_grouped" else rng.choice([{"fp8": "bf16"}.get(layout.dtype, layout.dtype),
-                                                                 "fp32"])
+# The shapes of the INT8 GEMMs' per-row scales (fuzz_tensors.int8_row_scales) per layout kind: sa per token, sb
+# per channel or per expert.
+TOKEN_SCALES = {"dense": ("vector", "column", "one"), "contiguous": ("vector", "column", "one"),
+                "masked": ("vector", "column")}
+CHANNEL_SCALES = {"dense": ("vector", "row", "one"), "contiguous": ("vector", "one"), "masked": ("vector", "one")}
+
+
+def draw_int8(rng, layout):
+    """The INT8 recipe: "exact" (int8_gemm_nt only: the INT32 product, no scales), "token" (per token and per
+    channel, with the shapes of sa and sb) or "block" (DeepSeek's 1 x 128 and 128 x 128 blocks); and whether the
+    values are only the extremes -128 and 127."""
+    case = dict(recipe=rng.choice(["exact", "token", "block"] if layout.kind == "dense" else ["token", "block"]))
+    if case["recipe"] == "token":
+        case.update(sa=rng.choice(TOKEN_SCALES[layout.kind]), sb=rng.choice(CHANNEL_SCALES[layout.kind]))
+    case["extremes"] = rng.random() < 0.2
+    return case
+
+
+def draw_output(rng, layout, recipe):
+    """The output type, and C: none, a tensor of its own, or D itself (accumulation in place, FP32 D only); for
+    int8_gemm_nt the bias too: none, FP32 or D's 16-bit type. The exact INT8 product writes an int32 D alone."""
+    if recipe == "exact":
+        return dict(out="int32", c="none", bias="none")
+    if layout.kind == "k_grouped":
+        out = "fp32"
+    else:
+        out = rng.choice(["bf16", "fp16", "fp32"] if layout.dtype == "int8" else
+                         [{"fp8": "bf16"}.get(layout.dtype, layout.dtype), "fp32"])
     c = "none"
     if layout.kind in ("dense", "k_grouped"):
         c = rng.choice(["none", "separate", "in_place"] if out == "fp32" else ["none", "separate"])
-    return dict(out=out, c=c)
+    output = dict(out=out, c=c)
+    if layout.dtype == "int8" and layout.kind == "dense":
+        output["bias"] = rng.choice(["none", "fp32"] if out == "fp32" else ["none", "fp32", out])
+    return output
 
 
 def draw_case(seed, index, limits, shapes_per_layout):
@@ -191,7 +226,9 @@ def draw_case(seed, index, limits, shapes_per_layout):
         case.update(draw_masked(rng, case["groups"], limits))
     else:
         case.update(m=draw_rows(rng, limits.max_m), ks=draw_ks(rng, case["groups"], limits))
-    case.update(draw_output(rng, layout))
+    if layout.dtype == "int8":
+        case.update(draw_int8(rng, layout))
+    case.update(draw_output(rng, layout, case.get("recipe")))
     if layout.dtype == "fp8":
         case["sfa"] = rng.choice(["mn-major", "row-major"])
     # Extra 16-byte units in each row of the operands' and D's storage, beyond the least the TMA allows.

@@ -1,20 +1,24 @@
-"""Fuzz runner of every fgemm GEMM: FP8, BF16 and FP16, every layout and storage order, against FP64 references.
+"""Fuzz runner of every fgemm GEMM: FP8, BF16, FP16 and INT8, every layout and storage order, against FP64 references.
 
     python tests/fuzz/fuzz_gemm.py --seed S --cases-per-layout N [--device cuda|cpu] [--ops PATTERN ...]
                                    [--json out.json] [--shapes-per-layout P] [--jobs J]
     python tests/fuzz/fuzz_gemm.py --replay S:I [--device ...] [--shapes-per-layout P]
 
 From the seed it draws N cases for each GEMM function (a "layout": fp8_gemm_nt, bf16_gemm_tn,
-m_grouped_fp16_gemm_nn_contiguous, k_grouped_bf16_gemm_tn_contiguous, ...; --ops takes their names or shell
-patterns such as 'fp8*' or '*masked'). A case draws M (0 to 5000 on the GPU, often a tile edge: 0, 1, 63, 64, 65,
-127, 128, 129), N and K (rarely multiples of 64; K a multiple of 16 for FP8), the output type, C (none, a tensor
-of its own, or D itself), extra padding in each operand's rows, and per layout the experts' sizes with empty
-ones and -1 padding (m_indices) or the prefix sums with unaligned ends (use_psum_layout), masked_m and
-expected_m, or the experts' K with zeros. D lies inside a NaN-filled storage; after the call the storage outside
-D and D's rows that must keep their values must still be NaN, and the computed rows must match an FP64 reference
-(tests/fuzz/fuzz_checks.py says how closely). Each failure is printed with its seed and case index and the
-command that replays it alone; the summary gives the cases, failures and time per layout, and the exit status
-is 1 if any case failed.
+m_grouped_fp16_gemm_nn_contiguous, k_grouped_bf16_gemm_tn_contiguous, int8_gemm_nt, ...; --ops takes their names
+or shell patterns such as 'fp8*' or '*masked'). A case draws M (0 to 5000 on the GPU, often a tile edge: 0, 1, 63,
+64, 65, 127, 128, 129), N and K (rarely multiples of 64; K a multiple of 16 for FP8 and INT8), the output type, C
+(none, a tensor of its own, or D itself), extra padding in each operand's rows, and per layout the experts'
+sizes with empty ones and -1 padding (m_indices) or the prefix sums with unaligned ends (use_psum_layout),
+masked_m and expected_m, or the experts' K with zeros. An INT8 case draws its recipe too: the exact INT32 product
+(int8_gemm_nt only: int32 D, no C or bias), per token and per channel (with each shape the scales may have), or
+DeepSeek's 1 x 128 and 128 x 128 blocks; for int8_gemm_nt a bias (none, FP32 or D's 16-bit type); and values
+that are sometimes only -128 and 127. D lies inside a NaN-filled storage (an int32 D inside one filled with
+-2^31); after the call the storage outside D and D's rows that must keep their values must still hold that
+poison, and the computed rows must match an FP64 reference (tests/fuzz/fuzz_checks.py says how closely; the
+exact INT32 product bit for bit). Each failure is printed with its seed and case index and the command that
+replays it alone; the summary gives the cases, failures and time per layout, and the exit status is 1 if any
+case failed.
 
 The GPU kernels are compiled per N and K, so each layout draws --shapes-per-layout (N, K) pairs per run and its
 cases share them; other seeds draw others. On the GPU --jobs worker processes (default 8) compile in parallel.

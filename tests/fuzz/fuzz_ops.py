@@ -1,14 +1,17 @@
 """Running one fuzz case: its tensors made from the case's parameters, the fgemm call, and what D must hold
-afterwards, the FP64 reference of ARCHITECTURE.md, Semantics (gemm_16bit.hpp for the 16-bit GEMMs)."""
+afterwards, the FP64 reference of ARCHITECTURE.md, Semantics (gemm_16bit.hpp for the 16-bit GEMMs,
+gemm_int8.hpp for the INT8 GEMMs: the dequantized operands' product, or the exact INT32 product from int64
+sums)."""
 
 import dataclasses
 
 import torch
 
 import fgemm
-from fuzz_cases import layout_of_name
-from fuzz_tensors import (TORCH_DTYPES, fp8_activations, fp8_weights, index_tensor, poisoned_storage,
-                          random_normal, sfa_as_given, stored)
+from checks_int8 import BLOCK, exact_product
+from fuzz_cases import QUANTIZED, layout_of_name
+from fuzz_tensors import (TORCH_DTYPES, fp8_activations, fp8_weights, index_tensor, int8_row_scales, int8_scales,
+                          int8_values, poisoned_storage, random_normal, sfa_as_given, stored)
 from gpu_reference import dequantize_blocks, dequantize_rows
 
 
@@ -16,8 +19,9 @@ from gpu_reference import dequantize_blocks, dequantize_rows
 class Outcome:
     """D after the call (`d`, a view of `storage`), and what it must hold: `expected` (FP64, D's shape) on the
     rows that `kept` (bool, one per row of D seen as [rows, N]) does not mark; the marked rows must still hold
-    NaN, as must every element of storage outside d. `magnitude` is the sum of the absolute values of the
-    terms each element of `expected` adds up (|C| + |A| |B|), the scale of its rounding errors."""
+    the poison (fuzz_tensors), as must every element of storage outside d. `magnitude` is the sum of the
+    absolute values of the terms each element of `expected` adds up (|C| + |bias| + |A| |B|), the scale of its
+    rounding errors (0 for the exact INT32 product, which has none)."""
     storage: torch.Tensor
     d: torch.Tensor
     expected: torch.Tensor
@@ -45,7 +49,7 @@ class Case:
         return stored(values, values.dtype, self.padding[name])
 
     def output(self, shape):
-        """(storage, d): D inside a NaN-filled storage."""
+        """(storage, d): D inside a poisoned storage."""
         return poisoned_storage(shape, TORCH_DTYPES[self.params["out"]], self.device, self.padding["d"])
 
     def accumulator(self, d, expected, magnitude):
@@ -61,6 +65,42 @@ class Case:
             return d
         return stored(values, torch.float32, self.padding["c"])
 
+    def bias(self, expected, magnitude):
+        """The INT8 GEMM's bias as the case asks for it, added to `expected` (and |bias| to `magnitude`): {} or
+        {"bias": [N] in FP32 or D's type}, the keyword arguments of the call."""
+        if self.params["bias"] == "none":
+            return {}
+        values = torch.randn(expected.shape[-1], generator=self.generator, device=self.device)
+        values = values.to(TORCH_DTYPES[self.params["bias"]])
+        expected += values.double()
+        magnitude += values.double().abs()
+        return {"bias": values}
+
+    def quantized(self, a_shape, b_shape):
+        """(a, b, A, B): the operands as the FP8 and INT8 GEMMs take them, pairs (values in a padded storage,
+        scales), and A [.., rows, K] and B [.., N, K] dequantized to FP64."""
+        if self.layout.dtype == "fp8":
+            (a, sa), (b, sb) = fp8_activations(a_shape, self.generator, self.device), \
+                fp8_weights(b_shape, self.generator, self.device)
+            a64, b64 = dequantize_rows(a, sa), dequantize_blocks(b, sb)
+            sa = sfa_as_given(sa, self.params["sfa"])
+        else:
+            (a, sa, a64), (b, sb, b64) = self.int8_operand(a_shape, "sa", 1), self.int8_operand(b_shape, "sb", BLOCK)
+        return (self.operand("a", a), sa), (self.operand("b", b), sb), a64, b64
+
+    def int8_operand(self, shape, scales_name, rows_per_block):
+        """(x, scales, x dequantized to FP64) of an INT8 operand [.., rows, K], scaled as the case's recipe says:
+        per rows_per_block x 128 block (1 for A, 128 for B), or per row in the form params[scales_name] names."""
+        p = self.params
+        x = int8_values(shape, p["extremes"], self.generator, self.device)
+        *lead, rows, k = shape
+        if p["recipe"] == "block":
+            scales = int8_scales((*lead, -(-rows // rows_per_block), -(-k // BLOCK)), self.generator, self.device)
+            dequantize = dequantize_rows if rows_per_block == 1 else dequantize_blocks
+            return x, scales, dequantize(x, scales)
+        scales, per_row = int8_row_scales(p[scales_name], lead, rows, self.generator, self.device)
+        return x, scales, x.double() * per_row.double().unsqueeze(-1)
+
     def function(self):
         return getattr(fgemm, self.layout.name)
 
@@ -69,12 +109,17 @@ def dense(case):
     p, layout = case.params, case.layout
     m, n, k = p["m"], p["n"], p["k"]
     storage, d = case.output((m, n))
-    if layout.dtype == "fp8":
-        (a, sfa), (b, sfb) = fp8_activations((m, k), case.generator, case.device), \
-            fp8_weights((n, k), case.generator, case.device)
-        expected, magnitude = products(dequantize_rows(a, sfa), dequantize_blocks(b, sfb).T)
+    if p.get("recipe") == "exact":
+        a, b = (int8_values(shape, p["extremes"], case.generator, case.device) for shape in ((m, k), (n, k)))
+        expected = exact_product(a, b).double()
+        magnitude = torch.zeros_like(expected)
+        case.function()(case.operand("a", a), case.operand("b", b), d)
+    elif layout.dtype in QUANTIZED:
+        a, b, a64, b64 = case.quantized((m, k), (n, k))
+        expected, magnitude = products(a64, b64.T)
         c = case.accumulator(d, expected, magnitude)
-        case.function()((case.operand("a", a), sfa_as_given(sfa, p["sfa"])), (case.operand("b", b), sfb), d, c)
+        bias = case.bias(expected, magnitude) if layout.dtype == "int8" else {}
+        case.function()(a, b, d, c, **bias)
     else:
         # The first letter: A stored [M, K] (n) or [K, M] (t); the second: B stored [N, K] (t) or [K, N] (n).
         a_stored = random_normal((m, k) if layout.letters[0] == "n" else (k, m), TORCH_DTYPES[layout.dtype],
@@ -111,12 +156,10 @@ def contiguous(case):
     layout_tensor = grouped_layout(p, case.device)
     # DeepGEMM's keyword, given only where the case uses the prefix sums.
     psum = {"use_psum_layout": True} if p["form"] == "psum" else {}
-    if layout.dtype == "fp8":
-        (a, sfa), (b, sfb) = fp8_activations((m_sum, k), case.generator, case.device), \
-            fp8_weights((groups, n, k), case.generator, case.device)
-        a_mk, b_kn = dequantize_rows(a, sfa), dequantize_blocks(b, sfb).transpose(1, 2)
-        case.function()((case.operand("a", a), sfa_as_given(sfa, p["sfa"])), (case.operand("b", b), sfb), d,
-                        layout_tensor, **psum)
+    if layout.dtype in QUANTIZED:
+        a, b, a_mk, b_nk = case.quantized((m_sum, k), (groups, n, k))
+        b_kn = b_nk.transpose(1, 2)
+        case.function()(a, b, d, layout_tensor, **psum)
     else:
         a = random_normal((m_sum, k), TORCH_DTYPES[layout.dtype], case.generator, case.device)
         b = random_normal((groups, n, k) if layout.letters == "nt" else (groups, k, n), TORCH_DTYPES[layout.dtype],
@@ -137,12 +180,10 @@ def masked(case):
     groups, m_max, n, k = p["groups"], p["m_max"], p["n"], p["k"]
     storage, d = case.output((groups, m_max, n))
     masked_m = index_tensor(p["masked_m"], case.device)
-    if layout.dtype == "fp8":
-        (a, sfa), (b, sfb) = fp8_activations((groups, m_max, k), case.generator, case.device), \
-            fp8_weights((groups, n, k), case.generator, case.device)
-        expected, magnitude = products(dequantize_rows(a, sfa), dequantize_blocks(b, sfb).transpose(1, 2))
-        case.function()((case.operand("a", a), sfa_as_given(sfa, p["sfa"])), (case.operand("b", b), sfb), d,
-                        masked_m, p["expected_m"])
+    if layout.dtype in QUANTIZED:
+        a, b, a64, b64 = case.quantized((groups, m_max, k), (groups, n, k))
+        expected, magnitude = products(a64, b64.transpose(1, 2))
+        case.function()(a, b, d, masked_m, p["expected_m"])
     else:
         a = random_normal((groups, m_max, k), TORCH_DTYPES[layout.dtype], case.generator, case.device)
         b = random_normal((groups, n, k), TORCH_DTYPES[layout.dtype], case.generator, case.device)
