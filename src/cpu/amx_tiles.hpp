@@ -61,7 +61,7 @@ struct TileSource {
   std::int64_t row_bytes;
 };
 
-TileSource a_tile(const std::uint8_t* a, int rows, std::int64_t k, std::uint8_t (&padded)[kAmxTileRows][kAmxTileBytes]) {
+inline TileSource a_tile(const std::uint8_t* a, int rows, std::int64_t k, std::uint8_t (&padded)[kAmxTileRows][kAmxTileBytes]) {
   if (rows == kAmxTileRows) return {a + k * 2, kAmxARowBytes};
   std::memset(padded, 0, sizeof(padded));
   for (int r = 0; r < rows; ++r) std::memcpy(padded[r], a + r * kAmxARowBytes + k * 2, kAmxTileBytes);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cpu/scratch_buffer.hpp"
+#include "cpu/split_evenly.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cpu/write_d.hpp"
 #include "fgemm/common.cuh"
@@ -26,15 +27,6 @@ constexpr std::int64_t kMinUnitRows = 64;
 // K = 7168), which stays in L3 only if it is not much larger. Measured at M = 1024, K = 7168: packing B
 // once for 1024 rows, with A read from memory for every strip, is slower than packing it twice.
 constexpr std::int64_t kMaxUnitRows = 512;
-
-// [0, count) cut into `parts` ranges of nearly equal sizes; calls emit(begin, size) for each.
-template <class Emit>
-void split_evenly(std::int64_t count, std::int64_t parts, Emit emit) {
-  for (std::int64_t i = 0; i < parts; ++i) {
-    const std::int64_t begin = count * i / parts, end = count * (i + 1) / parts;
-    emit(begin, end - begin);
-  }
-}
 
 // Rows [first_row, first_row + rows) of one block times columns [n0, n0 + cols).
 struct WorkUnit {

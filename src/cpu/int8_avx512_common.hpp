@@ -1,5 +1,5 @@
-// What the AVX-512 INT8 kernel sets (VNNI and AMX) share: B packed in quads of K, loads of runs of bytes, and
-// the scaling of the per-token / per-channel recipe.
+// What the AVX-512 INT8 kernel sets (VNNI and AMX) share: A packed as bytes, B packed in quads of K, and the
+// scaling of the per-token / per-channel recipe.
 // Include only from files compiled with AVX-512 F/BW/VL and VNNI. Internal linkage on purpose (see
 // avx512_common.hpp).
 #pragma once
@@ -21,11 +21,25 @@ constexpr int kQuadPanelCols = 32;
 constexpr std::int64_t kQuadRowBytes = kQuadPanelCols * 4;
 constexpr std::int64_t kQuadBlockBytes = kBlockK / 4 * kQuadRowBytes;
 
-// The bytes [k, k + 64) of a row of k_len bytes, zeros past k_len (never read).
+// The bytes [k, k + 64) of a row of k_len bytes, zero past k_len (the row is not read beyond it).
 inline __m512i load_run(const std::int8_t* row, std::int64_t k, std::int64_t k_len) {
   const std::int64_t count = k_len - k;
   const __mmask64 lanes = count >= 64 ? ~__mmask64(0) : count <= 0 ? __mmask64(0) : (__mmask64(1) << count) - 1;
   return _mm512_maskz_loadu_epi8(lanes, row + k);
+}
+
+// PackInt8A of both sets: A's bytes as they are, or with kFlipSignBits their sign bits flipped, which adds 128 to
+// each and makes it an unsigned byte (the VNNI set's A; past k_len the zeros then become 128, its code of 0).
+template <bool kFlipSignBits>
+void pack_a_bytes(const std::int8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
+                  std::int64_t packed_rows, void* packed) {
+  const std::int64_t whole_blocks = (k_len + kBlockK - 1) / kBlockK * kBlockK;
+  const __m512i sign_bits = _mm512_set1_epi8(static_cast<char>(kFlipSignBits ? 0x80 : 0));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t k = 0; k < whole_blocks; k += 64) {
+      auto* out = static_cast<std::uint8_t*>(packed) + (k / kBlockK * packed_rows + r) * kBlockK + k % kBlockK;
+      _mm512_storeu_si512(out, _mm512_xor_si512(load_run(a + r * row_stride, k, k_len), sign_bits));
+    }
 }
 
 // PackInt8B in quads: a panel's K block is [kBlockK / 4][kQuadPanelCols] quads. With kColumnSums, each block is

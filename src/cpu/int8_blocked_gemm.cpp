@@ -4,6 +4,7 @@
 
 #include "cpu/int8_epilogue.hpp"
 #include "cpu/scratch_buffer.hpp"
+#include "cpu/split_evenly.hpp"
 #include "cpu/thread_pool.hpp"
 #include "fgemm/common.cuh"
 
@@ -15,11 +16,11 @@ using detail::Scaling;
 
 // Columns of one unit: a multiple of kBlockN, so that its blocks of columns are sfb's (Scaling::Block). A unit
 // reads its rows of packed A once, so wider strips read A fewer times (measured at M = 4096: 256 columns are
-// 5-15% faster than 128, and as fast as 512, which leave fewer units to balance the threads).
+// 5-20% faster than 128, and as fast as 512, which leave fewer units to balance the threads).
 constexpr std::int64_t kStripCols = 2 * kBlockN;
 // K values packed at once: a panel's span of B (16 KiB for the 32-column panels) stays in L1 while the rows'
-// packed A streams past it (measured: 1024, whose panels and a row panel's A do not fit L1 together, is 5%
-// slower).
+// packed A streams past it (measured: spans of 1024, whose panels and a row panel's A do not fit L1 together,
+// are up to 7% slower).
 constexpr std::int64_t kSpanK = 4 * kBlockK;
 // Rows that a unit multiplies by one packed span before the next: their packed A (128 KiB) stays in L2.
 constexpr std::int64_t kChunkRows = 256;
@@ -27,15 +28,6 @@ constexpr std::int64_t kChunkRows = 256;
 constexpr std::int64_t kMinUnitRows = 64;
 // Rows above which a block is split: a unit's sums (512 KiB) stay in L2 from one span to the next.
 constexpr std::int64_t kMaxUnitRows = 512;
-
-// [0, count) cut into `parts` ranges of nearly equal sizes; calls emit(begin, size) for each.
-template <class Emit>
-void split_evenly(std::int64_t count, std::int64_t parts, Emit emit) {
-  for (std::int64_t i = 0; i < parts; ++i) {
-    const std::int64_t begin = count * i / parts, end = count * (i + 1) / parts;
-    emit(begin, end - begin);
-  }
-}
 
 // Rows [first_row, first_row + rows) of one block times columns [n0, n0 + cols); first_row is a multiple of
 // the kernel set's row granule.
@@ -59,8 +51,8 @@ std::vector<WorkUnit> make_units(const GemmProblem& p, const std::vector<RowBloc
   std::vector<WorkUnit> units;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const std::int64_t rows = blocks[i].rows, groups = ceil_div(rows, kernels.row_granule);
-    const std::int64_t parts = std::min(
-        groups, std::max(ceil_div(rows, kMaxUnitRows), std::min(wanted_parts, ceil_div(rows, kMinUnitRows))));
+    const std::int64_t parts =
+        std::min(groups, std::max(ceil_div(rows, kMaxUnitRows), std::min(wanted_parts, ceil_div(rows, kMinUnitRows))));
     split_evenly(groups, parts, [&](std::int64_t first_group, std::int64_t part_groups) {
       const std::int64_t first_row = first_group * kernels.row_granule;
       const std::int64_t part_rows = std::min(part_groups * kernels.row_granule, rows - first_row);
@@ -111,10 +103,9 @@ void add_span_sums(const Call& call, const Chunk& chunk, const WorkUnit& unit, s
   for (std::int64_t panel = 0; panel * kernels.panel_cols < unit.cols; ++panel) {
     const unsigned char* b_panel = chunk.packed_b + panel * span_blocks * kernels.b_block_bytes;
     for_each_row_panel(kernels, chunk.rows, [&](std::int64_t r0, std::int64_t rows) {
-      kernels.sum_kernels[rows - 1](chunk.packed_a + r0 * kBlockK * kernels.packed_element_bytes,
-                                    chunk.a_block_stride, b_panel, chunk.k_len,
-                                    sums + (chunk.first_row + r0) * kStripCols + panel * kernels.panel_cols,
-                                    kStripCols, chunk.span_start == 0);
+      kernels.sum_kernels[rows - 1](
+          chunk.packed_a + r0 * kBlockK * kernels.packed_element_bytes, chunk.a_block_stride, b_panel, chunk.k_len,
+          sums + (chunk.first_row + r0) * kStripCols + panel * kernels.panel_cols, kStripCols, chunk.span_start == 0);
     });
   }
 }
@@ -143,10 +134,9 @@ void add_span_blocks(const Call& call, const Chunk& chunk, const WorkUnit& unit,
       const unsigned char* b_block = chunk.packed_b + (panel * span_blocks + i) * kernels.b_block_bytes;
       const float* panel_scales = row_scales + panel * kernels.panel_cols / kBlockN * kChunkRows;
       for_each_row_panel(kernels, chunk.rows, [&](std::int64_t r0, std::int64_t rows) {
-        kernels.block_kernels[rows - 1](a_block + r0 * kBlockK * kernels.packed_element_bytes, b_block, kc,
-                                        panel_scales + r0,
-                                        sums + (chunk.first_row + r0) * kStripCols + panel * kernels.panel_cols,
-                                        kStripCols, kb == 0);
+        kernels.block_kernels[rows - 1](
+            a_block + r0 * kBlockK * kernels.packed_element_bytes, b_block, kc, panel_scales + r0,
+            sums + (chunk.first_row + r0) * kStripCols + panel * kernels.panel_cols, kStripCols, kb == 0);
       });
     }
   }
@@ -167,7 +157,7 @@ void multiply_unit(const Call& call, const WorkUnit& unit, Scratch& scratch) {
   const std::int64_t panels = ceil_div(unit.cols, kernels.panel_cols);
   const std::int64_t span_blocks = ceil_div(std::min(kSpanK, p.k), kBlockK);
   auto* packed_b = static_cast<unsigned char*>(scratch.packed_b.get(panels * span_blocks * kernels.b_block_bytes));
-  void* sums = scratch.sums.get(padded_rows * kStripCols * 4);  // INT32 or FP32
+  void* sums = scratch.sums.get(padded_rows * kStripCols * sizeof(std::int32_t));  // INT32 or FP32, 4 bytes each
   float* row_scales = scratch.row_scales.get<float>(ceil_div(kStripCols, kBlockN) * kChunkRows);
 
   for (std::int64_t span_start = 0; span_start < p.k; span_start += kSpanK) {

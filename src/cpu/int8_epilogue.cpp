@@ -1,6 +1,5 @@
 #include "cpu/int8_epilogue.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "cpu/bf16.hpp"
@@ -8,17 +7,9 @@
 #include "cpu/write_d.hpp"
 
 namespace fgemm::cpu {
-namespace {
 
 using detail::GemmProblem;
 using detail::Scaling;
-
-// Rows whose FP32 values are computed before write_d reads them. One row at a time would be slower: the
-// kernel sets' write rows load whole vectors of values that stores still in the store buffer have just
-// written, and such a load waits until they have left it (measured: the most of the epilogue's time).
-constexpr std::int64_t kRowsAtOnce = 16;
-
-}  // namespace
 
 const float* bias_in_fp32(const GemmProblem& p, ScratchBuffer& storage) {
   if (p.bias == nullptr || p.bias_dtype == DType::F32) return static_cast<const float*>(p.bias);
@@ -42,26 +33,22 @@ void write_int8_d(const GemmProblem& p, const Int8KernelSet& kernels, const RowB
     write_d(p, *kernels.output, block, first_row, rows, n0, cols, static_cast<const float*>(sums), sums_stride);
     return;
   }
+  // A row's FP32 values, and RowColumn's column scales.
   thread_local ScratchBuffer storage;
-  float* values = storage.get<float>((kRowsAtOnce + 1) * cols);
-  float* column_scales = values + kRowsAtOnce * cols;
+  float* values = storage.get<float>(2 * cols);
+  float* column_scales = values + cols;
   if (p.scaling == Scaling::RowColumn)
     for (std::int64_t j = 0; j < cols; ++j) column_scales[j] = block.sfb[(n0 + j) * p.sfb_n_stride];
   const float* bias_row = bias ? bias + n0 : nullptr;
-  for (std::int64_t r0 = 0; r0 < rows; r0 += kRowsAtOnce) {
-    const std::int64_t batch = std::min(kRowsAtOnce, rows - r0);
-    for (std::int64_t r = 0; r < batch; ++r) {
-      const std::int64_t row = r0 + r;
-      float* value = values + r * cols;
-      if (p.scaling == Scaling::RowColumn) {
-        kernels.scale_row(static_cast<const std::int32_t*>(sums) + row * sums_stride,
-                          block.sfa[(first_row + row) * p.sfa_m_stride], column_scales, bias_row, cols, value);
-        continue;
-      }
-      const float* sum = static_cast<const float*>(sums) + row * sums_stride;
-      for (std::int64_t j = 0; j < cols; ++j) value[j] = sum[j] + bias_row[j];
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (p.scaling == Scaling::RowColumn) {
+      kernels.scale_row(static_cast<const std::int32_t*>(sums) + r * sums_stride,
+                        block.sfa[(first_row + r) * p.sfa_m_stride], column_scales, bias_row, cols, values);
+    } else {
+      const float* sum = static_cast<const float*>(sums) + r * sums_stride;
+      for (std::int64_t j = 0; j < cols; ++j) values[j] = sum[j] + bias_row[j];
     }
-    write_d(p, *kernels.output, block, first_row + r0, batch, n0, cols, values, cols);
+    write_d(p, *kernels.output, block, first_row + r, 1, n0, cols, values, cols);
   }
 }
 

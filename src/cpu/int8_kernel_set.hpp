@@ -44,24 +44,24 @@ using Int8BlockKernel = void (*)(const void* packed_a, const void* packed_b, std
 
 // values[j] = (row_scale * column_scales[j]) * float(sums[j]), plus bias[j] where bias is not null, for j in
 // [0, cols): a row of INT32 sums of the per-token / per-channel recipe (Scaling::RowColumn) in FP32.
-using ScaleInt8Row = void (*)(const std::int32_t* sums, float row_scale, const float* column_scales,
-                              const float* bias, std::int64_t cols, float* values);
+using ScaleInt8Row = void (*)(const std::int32_t* sums, float row_scale, const float* column_scales, const float* bias,
+                              std::int64_t cols, float* values);
 
 struct Int8KernelSet {
   int packed_element_bytes;  // of packed A: 1, or 2 where the set widens A to 16 bits
   // Packed A and the sums hold each row block's rows in groups of this many, the last one filled up with
   // zero rows (in packed A) and rows the driver never reads (in the sums): the kernels work on whole groups.
   int row_granule;
-  int max_rows;  // sum_kernels[r - 1] and block_kernels[r - 1] handle r rows, r a multiple of row_granule
-  int panel_cols;  // columns of every micro-kernel; divides kBlockN
-  std::int64_t b_block_bytes;
+  int max_rows;                // sum_kernels[r - 1] and block_kernels[r - 1] handle r rows, r a multiple of row_granule
+  int panel_cols;              // columns of every micro-kernel; divides kBlockN
+  std::int64_t b_block_bytes;  // one K block of one packed B panel (PackInt8B)
   PackInt8A pack_a;
   PackInt8B pack_b;
   Int8SumKernel sum_kernels[kInt8MaxPanelRows];
   Int8BlockKernel block_kernels[kInt8MaxPanelRows];
   ScaleInt8Row scale_row;
   const KernelSet* output;  // the kernel set whose write_bf16_row and write_f16_row round D (write_d)
-  // Called by each thread before and after its share of the work, where the micro-kernels need per-thread
+  // Called by the thread that runs a work unit before and after it, where the micro-kernels need per-thread
   // state (AMX: the tile configuration); null for the sets that need none.
   void (*begin_micro_kernels)();
   void (*end_micro_kernels)();

@@ -24,16 +24,6 @@ constexpr int kRowGroup = kAmxTileRows;
 constexpr int kRows = 2 * kRowGroup;
 constexpr std::int64_t kKStep = kAmxTileBytes;  // values of K in an A tile's row
 
-void pack_a(const std::int8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
-            std::int64_t packed_rows, void* packed) {
-  const std::int64_t whole_blocks = (k_len + kBlockK - 1) / kBlockK * kBlockK;
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < whole_blocks; k += 64) {
-      auto* out = static_cast<std::uint8_t*>(packed) + (k / kBlockK * packed_rows + r) * kBlockK + k % kBlockK;
-      _mm512_storeu_si512(out, load_run(a + r * row_stride, k, k_len));
-    }
-}
-
 void pack_b(const std::int8_t* b, std::int64_t row_stride, std::int64_t cols, std::int64_t k_len, void* packed) {
   pack_b_quads<false>(b, row_stride, cols, k_len, packed);
 }
@@ -136,7 +126,7 @@ constexpr Int8KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           kRows,
           kQuadPanelCols,
           kQuadBlockBytes,
-          pack_a,
+          pack_a_bytes<false>,
           pack_b,
           {sum_panel<whole_groups(kPanelIndex)>...},
           {block_panel<whole_groups(kPanelIndex)>...},

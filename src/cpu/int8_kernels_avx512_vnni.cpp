@@ -1,4 +1,4 @@
-// The AVX-512 VNNI INT8 kernel set: 14x32 micro-kernels of vpdpbusd, which adds the four products of four
+// The AVX-512 VNNI INT8 kernel set: 7x32 micro-kernels of vpdpbusd, which adds the four products of four
 // unsigned bytes and four signed bytes into an INT32. It has no signed x signed form, so A is the unsigned
 // operand, packed with its sign bit flipped (A + 128, 0 to 255), and every K block of a packed B panel ends with
 // 128 times its columns' sums, which the kernels subtract: sum((A + 128) * B) - 128 * sum(B) = sum(A * B),
@@ -16,23 +16,11 @@
 namespace fgemm::cpu {
 namespace {
 
-constexpr int kRows = 14;  // 28 sums + 2 B vectors + a broadcast fill the 32 registers
+// 14 sums. More rows would use each B vector more often, but vpdpbusd issues once per cycle with 7 rows already
+// (measured: 217 G products a second on one core, 64 per instruction), and GCC 12 keeps an array of more
+// integer vectors in memory, storing it every step (measured: 10 rows and more).
+constexpr int kRows = 7;
 constexpr std::int64_t kBBlockBytes = kQuadBlockBytes + kQuadRowBytes;  // the quads, then the corrections
-
-// Flipping the sign bit adds 128 to a two's-complement byte and reads it as unsigned.
-constexpr char kSignBit = static_cast<char>(0x80);
-
-void pack_a(const std::int8_t* a, std::int64_t row_stride, std::int64_t rows, std::int64_t k_len,
-            std::int64_t packed_rows, void* packed) {
-  const std::int64_t whole_blocks = (k_len + kBlockK - 1) / kBlockK * kBlockK;
-  const __m512i sign_bits = _mm512_set1_epi8(kSignBit);
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < whole_blocks; k += 64) {
-      auto* out = static_cast<std::uint8_t*>(packed) + (k / kBlockK * packed_rows + r) * kBlockK + k % kBlockK;
-      // Past k_len the zeros become 128, the code of 0.
-      _mm512_storeu_si512(out, _mm512_xor_si512(load_run(a + r * row_stride, k, k_len), sign_bits));
-    }
-}
 
 void pack_b(const std::int8_t* b, std::int64_t row_stride, std::int64_t cols, std::int64_t k_len, void* packed) {
   pack_b_quads<true>(b, row_stride, cols, k_len, packed);
@@ -45,26 +33,41 @@ __m512i broadcast_quad(const std::uint8_t* a) {
   return _mm512_set1_epi32(quad);
 }
 
-// partial[r] += the products of one K block (kc values) of row r of packed A and the panel's 32 columns,
-// less the block's correction.
+// partial[r] += the products of row r of packed A and the panel's 32 columns over k_len values of K (a multiple
+// of 16, from a K block boundary; A's K blocks a_block_stride bytes apart): one loop over the quads, whichever
+// block they lie in. Always inlined, so that partial is the caller's local array and stays in registers: out of
+// line, the byte loads of A could alias it, and every step would store it to memory.
 template <int kPanelRows>
-[[gnu::always_inline]] inline void add_block_products(const std::uint8_t* a, const std::uint8_t* b, std::int64_t kc,
-                        __m512i (&partial)[kPanelRows][2]) {
-  // kc >= 16, so the loop runs at least once; written as do-while because with a zero-trip path GCC keeps
+[[gnu::always_inline]] inline void add_products(const std::uint8_t* a, std::int64_t a_block_stride,
+                                                const std::uint8_t* b, std::int64_t k_len,
+                                                __m512i (&partial)[kPanelRows][2]) {
+  constexpr std::int64_t kBlockQuads = kBlockK / 4;
+  // k_len >= 16, so the loop runs at least once; written as do-while because with a zero-trip path GCC keeps
   // a copy of the sums on the stack and stores to it every step.
   std::int64_t quad = 0;
   do {
-    const __m512i b0 = _mm512_load_si512(b + quad * kQuadRowBytes);
-    const __m512i b1 = _mm512_load_si512(b + quad * kQuadRowBytes + 64);
+    const std::int64_t block = quad / kBlockQuads, in_block = quad % kBlockQuads;
+    const std::uint8_t* a_quads = a + block * a_block_stride + 4 * in_block;
+    const std::uint8_t* b_quads = b + block * kBBlockBytes + in_block * kQuadRowBytes;
+    const __m512i b0 = _mm512_load_si512(b_quads), b1 = _mm512_load_si512(b_quads + 64);
     for (int r = 0; r < kPanelRows; ++r) {
-      const __m512i a_quad = broadcast_quad(a + r * kBlockK + 4 * quad);
+      const __m512i a_quad = broadcast_quad(a_quads + r * kBlockK);
       partial[r][0] = _mm512_dpbusd_epi32(partial[r][0], a_quad, b0);
       partial[r][1] = _mm512_dpbusd_epi32(partial[r][1], a_quad, b1);
     }
-  } while (++quad < kc / 4);
-  // The correction covers the whole block; past kc, B is zero and so are its products.
-  const __m512i correction0 = _mm512_load_si512(b + kQuadBlockBytes);
-  const __m512i correction1 = _mm512_load_si512(b + kQuadBlockBytes + 64);
+  } while (++quad < k_len / 4);
+}
+
+// partial[r] -= the corrections of the K blocks of a panel from `b` on (each covers its whole block: past the
+// matrix's K, B is zero and so are the products). Always inlined, as add_products.
+template <int kPanelRows>
+[[gnu::always_inline]] inline void subtract_corrections(const std::uint8_t* b, std::int64_t blocks,
+                                                        __m512i (&partial)[kPanelRows][2]) {
+  __m512i correction0 = _mm512_setzero_si512(), correction1 = _mm512_setzero_si512();
+  for (std::int64_t block = 0; block < blocks; ++block, b += kBBlockBytes) {
+    correction0 = _mm512_add_epi32(correction0, _mm512_load_si512(b + kQuadBlockBytes));
+    correction1 = _mm512_add_epi32(correction1, _mm512_load_si512(b + kQuadBlockBytes + 64));
+  }
   for (int r = 0; r < kPanelRows; ++r) {
     partial[r][0] = _mm512_sub_epi32(partial[r][0], correction0);
     partial[r][1] = _mm512_sub_epi32(partial[r][1], correction1);
@@ -78,8 +81,8 @@ void sum_panel(const void* packed_a, std::int64_t a_block_stride, const void* pa
   const auto* b = static_cast<const std::uint8_t*>(packed_b);
   __m512i partial[kPanelRows][2];
   for (int r = 0; r < kPanelRows; ++r) partial[r][0] = partial[r][1] = _mm512_setzero_si512();
-  for (std::int64_t k0 = 0; k0 < k_len; k0 += kBlockK, a += a_block_stride, b += kBBlockBytes)
-    add_block_products<kPanelRows>(a, b, k_len - k0 < kBlockK ? k_len - k0 : kBlockK, partial);
+  add_products<kPanelRows>(a, a_block_stride, b, k_len, partial);
+  subtract_corrections<kPanelRows>(b, (k_len + kBlockK - 1) / kBlockK, partial);
   for (int r = 0; r < kPanelRows; ++r)
     for (int j = 0; j < 2; ++j) {
       std::int32_t* row = sums + r * sums_stride + 16 * j;
@@ -90,10 +93,11 @@ void sum_panel(const void* packed_a, std::int64_t a_block_stride, const void* pa
 template <int kPanelRows>
 void block_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales, float* acc,
                  std::int64_t acc_stride, bool first_block) {
+  const auto* b = static_cast<const std::uint8_t*>(packed_b);
   __m512i partial[kPanelRows][2];
   for (int r = 0; r < kPanelRows; ++r) partial[r][0] = partial[r][1] = _mm512_setzero_si512();
-  add_block_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a), static_cast<const std::uint8_t*>(packed_b),
-                                 kc, partial);
+  add_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a), 0, b, kc, partial);
+  subtract_corrections<kPanelRows>(b, 1, partial);
   __m512 sums[kPanelRows][2];
   for (int r = 0; r < kPanelRows; ++r)
     for (int j = 0; j < 2; ++j) sums[r][j] = _mm512_cvtepi32_ps(partial[r][j]);
@@ -107,7 +111,7 @@ constexpr Int8KernelSet make_kernel_set(std::index_sequence<kPanelIndex...>) {
           kRows,
           kQuadPanelCols,
           kBBlockBytes,
-          pack_a,
+          pack_a_bytes<true>,
           pack_b,
           {sum_panel<kPanelIndex + 1>...},
           {block_panel<kPanelIndex + 1>...},

@@ -34,8 +34,10 @@ void pack_b(const std::int8_t* b, std::int64_t row_stride, std::int64_t cols, st
 }
 
 // partial[r][j] += the products of one K block (kc values) of row r of packed A and column j of a panel.
+// Always inlined, so that partial stays in registers (see int8_kernels_avx512_vnni.cpp).
 template <int kPanelRows, class Sum>
-[[gnu::always_inline]] inline void add_block_products(const std::int8_t* a, const std::int8_t* b, std::int64_t kc, Sum (&partial)[kPanelRows][kCols]) {
+[[gnu::always_inline]] inline void add_block_products(const std::int8_t* a, const std::int8_t* b, std::int64_t kc,
+                                                      Sum (&partial)[kPanelRows][kCols]) {
   for (std::int64_t k = 0; k < kc; ++k)
     for (int r = 0; r < kPanelRows; ++r)
       for (int j = 0; j < kCols; ++j) partial[r][j] += a[r * kBlockK + k] * b[k * kCols + j];

@@ -63,8 +63,8 @@ double sum_16bit(const GemmProblem& p, const RowSource& s, std::int64_t row, std
 }
 
 // INT8: the products of K values [k_begin, k_end) summed exactly.
-std::int64_t int8_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n,
-                      std::int64_t k_begin, std::int64_t k_end) {
+std::int64_t int8_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n, std::int64_t k_begin,
+                      std::int64_t k_end) {
   const auto* a = reinterpret_cast<const std::int8_t*>(p.a) + s.a_group * p.a_group_stride + row * p.a_row_stride;
   const auto* b = reinterpret_cast<const std::int8_t*>(p.b) + s.b_group * p.b_group_stride + n * p.b_row_stride;
   std::int64_t sum = 0;
@@ -81,8 +81,7 @@ std::int32_t int8_sum_in_int32(const GemmProblem& p, const RowSource& s, std::in
 double int8_scaled_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n) {
   const float* sfa = p.sfa + s.a_group * p.sfa_group_stride + row * p.sfa_m_stride;
   if (p.scaling == Scaling::RowColumn)
-    return double{*sfa} * p.sfb[s.b_group * p.sfb_group_stride + n * p.sfb_n_stride] *
-           int8_sum_in_int32(p, s, row, n);
+    return double{*sfa} * p.sfb[s.b_group * p.sfb_group_stride + n * p.sfb_n_stride] * int8_sum_in_int32(p, s, row, n);
   const float* sfb = p.sfb + s.b_group * p.sfb_group_stride + (n / 128) * p.sfb_n_stride;
   double acc = 0.0;
   for (std::int64_t kb = 0; kb < p.k_blocks(); ++kb)

@@ -62,7 +62,9 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
 
-std::int64_t round_up(std::int64_t value, std::int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 std::int64_t ceil_div(std::int64_t value, std::int64_t divisor) { return (value + divisor - 1) / divisor; }
 
@@ -200,7 +202,8 @@ class Operands {
       for (std::int64_t k = k0; k < k1; ++k) sum += a[k] * b[k];
       return sum;
     };
-    double total = (c.with_c ? std::fabs(c_[row * d_row_stride_ + col]) : 0.0) + (c.bias ? std::fabs(bias_value(col)) : 0.0);
+    double total =
+        (c.with_c ? std::fabs(c_[row * d_row_stride_ + col]) : 0.0) + (c.bias ? std::fabs(bias_value(col)) : 0.0);
     const float* sfa = sfa_.data() + group * sfa_group_stride_ + row * sfa_m_stride_;
     if (c.scaling == Scaling::RowColumn)
       return total + std::fabs(double{*sfa} * sfb_[e * sfb_group_stride_ + col * sfb_n_stride_] *
@@ -244,13 +247,14 @@ class Operands {
       sfa_group_stride_ = c.m * sfa_m_stride_, sfb_group_stride_ = n_blocks * sfb_n_stride_;
       sfa_rows = c.m, sfa_cols = k_blocks, sfb_rows = n_blocks, sfb_cols = k_blocks;
     }
-    const auto fill = [&](std::vector<float>& values, std::int64_t groups, std::int64_t group_stride,
-                          std::int64_t rows, std::int64_t row_stride, std::int64_t cols, std::int64_t col_stride) {
+    const auto fill = [&](std::vector<float>& values, std::int64_t groups, std::int64_t group_stride, std::int64_t rows,
+                          std::int64_t row_stride, std::int64_t cols, std::int64_t col_stride) {
       values.assign(std::max<std::int64_t>(1, groups * std::max<std::int64_t>(group_stride, rows * cols)) + 8,
                     std::nanf(""));
       for (std::int64_t g = 0; g < groups; ++g)
         for (std::int64_t r = 0; r < rows; ++r)
-          for (std::int64_t l = 0; l < cols; ++l) values[g * group_stride + r * row_stride + l * col_stride] = scale(random_);
+          for (std::int64_t l = 0; l < cols; ++l)
+            values[g * group_stride + r * row_stride + l * col_stride] = scale(random_);
     };
     fill(sfa_, a_groups_, sfa_group_stride_, sfa_rows, sfa_m_stride_, sfa_cols, sfa_k_stride_);
     fill(sfb_, b_groups_, sfb_group_stride_, sfb_rows, sfb_n_stride_, sfb_cols, sfb_k_stride_);
@@ -297,8 +301,9 @@ class Operands {
 // of D's buffer (padding rows, masked-off rows, the padding of a wider tensor, the rows before and after)
 // still holds the poison.
 void expect_matches_reference(const Operands& ops, const Case& c, const DBuffer& fast, const DBuffer& reference) {
-  // RowColumn rounds sfa * sfb, float(P), their product, and the sums with bias and C; Block the first and
-  // the last two for each K block, then bias and C. Each rounding errs by at most 2^-24 of the magnitude.
+  // RowColumn rounds sfa * sfb, float(P), their product, and the sums with bias and C; Block rounds sfa * sfb,
+  // the product and the sum of each K block, then the sums with bias and C. Each rounding errs by at most 2^-24
+  // of the magnitude.
   const std::int64_t roundings = c.scaling == Scaling::Block ? 3 * ceil_div(c.k, 128) + 2 : 5;
   const double relative_bound = 2.0 * static_cast<double>(roundings) * std::ldexp(1.0, -24);
   const int last_place_bits = c.d_dtype == DType::BF16 ? 7 : c.d_dtype == DType::F16 ? 10 : 23;
@@ -419,11 +424,12 @@ constexpr Scaling kRecipes[] = {Scaling::None, Scaling::RowColumn, Scaling::Bloc
 
 std::vector<Case> cases() {
   std::vector<Case> all;
-  // Rows around the kernels' panels (AMX row groups of 16, VNNI panels of 14, AVX2 of 6) and the work units'
-  // chunks (256); N a multiple of neither 16 nor 64, across strips of 128 columns; K a multiple of 16 only,
-  // with 1040 beyond one packed span of 1024.
-  const std::int64_t shapes[][3] = {{1, 1, 16},    {1, 200, 400},   {15, 72, 48},   {16, 64, 128}, {17, 40, 144},
-                                    {33, 130, 256}, {100, 200, 400}, {257, 136, 528}, {300, 72, 1040}};
+  // Rows around the kernels' panels (AMX row groups of 16, VNNI panels of 7, AVX2 of 4); N a multiple of neither
+  // 16 nor 64, across sfb's blocks of 128 columns and the work units' strips of 256; K a multiple of 16 only,
+  // with 1040 beyond two packed spans of 512. 520 rows and 1100 columns make units of two chunks of rows.
+  const std::int64_t shapes[][3] = {{1, 1, 16},      {1, 200, 400},  {15, 72, 48},    {16, 64, 128},
+                                    {17, 40, 144},   {33, 130, 256}, {100, 200, 400}, {257, 136, 528},
+                                    {300, 72, 1040}, {60, 600, 144}, {520, 1100, 144}};
   for (Scaling recipe : kRecipes)
     for (const auto& s : shapes) all.push_back(normal(recipe, s[0], s[1], s[2]));
   for (Scaling recipe : {Scaling::RowColumn, Scaling::Block}) {
@@ -474,7 +480,8 @@ TEST_P(Int8FastPath, MatchesReference) {
   expect_matches_reference(ops, c, fast, reference);
 }
 
-INSTANTIATE_TEST_SUITE_P(cpu, Int8FastPath, testing::Combine(testing::ValuesIn(kAllInt8Isas), testing::ValuesIn(cases())),
+INSTANTIATE_TEST_SUITE_P(cpu, Int8FastPath,
+                         testing::Combine(testing::ValuesIn(kAllInt8Isas), testing::ValuesIn(cases())),
                          [](const testing::TestParamInfo<Int8FastPath::ParamType>& info) {
                            return std::string(isa_name(std::get<0>(info.param))) + "_" + std::get<1>(info.param).name;
                          });
