@@ -51,6 +51,45 @@ void configure_tiles() {
 // be dropped or moved past them.
 void tile_load_fence() { asm volatile("" ::: "memory"); }
 
+// A panel's accumulator tiles, of 4-byte sums (FP32 or INT32): tiles 0 and 1 hold rows 0-15 (columns 0-15 and
+// 16-31), tiles 2 and 3 rows 16-31 where the panel has two row groups; in memory at `sums`, rows `row_bytes`
+// apart.
+template <bool kTwoGroups>
+void zero_accumulator_tiles() {
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kTwoGroups) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+}
+
+template <bool kTwoGroups>
+void load_accumulator_tiles(const void* sums, std::int64_t row_bytes) {
+  const auto* first = static_cast<const std::uint8_t*>(sums);
+  const std::uint8_t* second = first + kAmxTileRows * row_bytes;
+  tile_load_fence();
+  _tile_loadd(0, first, row_bytes);
+  _tile_loadd(1, first + kAmxTileBytes, row_bytes);
+  if constexpr (kTwoGroups) {
+    _tile_loadd(2, second, row_bytes);
+    _tile_loadd(3, second + kAmxTileBytes, row_bytes);
+  }
+  tile_load_fence();
+}
+
+template <bool kTwoGroups>
+void store_accumulator_tiles(void* sums, std::int64_t row_bytes) {
+  auto* first = static_cast<std::uint8_t*>(sums);
+  std::uint8_t* second = first + kAmxTileRows * row_bytes;
+  _tile_stored(0, first, row_bytes);
+  _tile_stored(1, first + kAmxTileBytes, row_bytes);
+  if constexpr (kTwoGroups) {
+    _tile_stored(2, second, row_bytes);
+    _tile_stored(3, second + kAmxTileBytes, row_bytes);
+  }
+}
+
 // Gives the tile state back, so that the operating system need not save it at each context switch.
 void release_tiles() { _tile_release(); }
 
@@ -109,21 +148,11 @@ template <int kPanelRows>
 void amx_multiply_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales,
                         float* acc, std::int64_t acc_stride, bool first_block) {
   constexpr bool kTwoGroups = kPanelRows > kAmxTileRows;
-  _tile_zero(0);
-  _tile_zero(1);
-  if constexpr (kTwoGroups) {
-    _tile_zero(2);
-    _tile_zero(3);
-  }
+  zero_accumulator_tiles<kTwoGroups>();
   amx_add_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a), static_cast<const std::uint8_t*>(packed_b),
                                kc);
   alignas(64) float sums[kAmxRows][kAmxCols];
-  _tile_stored(0, &sums[0][0], kAmxCols * 4);
-  _tile_stored(1, &sums[0][16], kAmxCols * 4);
-  if constexpr (kTwoGroups) {
-    _tile_stored(2, &sums[16][0], kAmxCols * 4);
-    _tile_stored(3, &sums[16][16], kAmxCols * 4);
-  }
+  store_accumulator_tiles<kTwoGroups>(&sums[0][0], kAmxCols * 4);
   __m512 partial[kPanelRows][2];
   for (int r = 0; r < kPanelRows; ++r)
     for (int j = 0; j < 2; ++j) partial[r][j] = _mm512_load_ps(&sums[r][16 * j]);
@@ -142,32 +171,13 @@ void amx_multiply_panel_unscaled(const void* packed_a, const void* packed_b, std
   } else {
     constexpr bool kTwoGroups = kPanelRows > kAmxTileRows;
     const std::int64_t row_bytes = acc_stride * 4;
-    float* second = acc + kAmxTileRows * acc_stride;
-    if (first_block) {
-      _tile_zero(0);
-      _tile_zero(1);
-      if constexpr (kTwoGroups) {
-        _tile_zero(2);
-        _tile_zero(3);
-      }
-    } else {
-      tile_load_fence();
-      _tile_loadd(0, acc, row_bytes);
-      _tile_loadd(1, acc + 16, row_bytes);
-      if constexpr (kTwoGroups) {
-        _tile_loadd(2, second, row_bytes);
-        _tile_loadd(3, second + 16, row_bytes);
-      }
-      tile_load_fence();
-    }
+    if (first_block)
+      zero_accumulator_tiles<kTwoGroups>();
+    else
+      load_accumulator_tiles<kTwoGroups>(acc, row_bytes);
     amx_add_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a),
                                  static_cast<const std::uint8_t*>(packed_b), kc);
-    _tile_stored(0, acc, row_bytes);
-    _tile_stored(1, acc + 16, row_bytes);
-    if constexpr (kTwoGroups) {
-      _tile_stored(2, second, row_bytes);
-      _tile_stored(3, second + 16, row_bytes);
-    }
+    store_accumulator_tiles<kTwoGroups>(acc, row_bytes);
   }
 }
 

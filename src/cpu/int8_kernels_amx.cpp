@@ -54,33 +54,15 @@ void sum_panel(const void* packed_a, std::int64_t a_block_stride, const void* pa
                std::int32_t* sums, std::int64_t sums_stride, bool first) {
   constexpr bool kTwoGroups = kPanelRows > kRowGroup;
   const std::int64_t row_bytes = sums_stride * 4;
-  std::int32_t* second = sums + kRowGroup * sums_stride;
-  if (first) {
-    _tile_zero(0);
-    _tile_zero(1);
-    if constexpr (kTwoGroups) {
-      _tile_zero(2);
-      _tile_zero(3);
-    }
-  } else {
-    tile_load_fence();
-    _tile_loadd(0, sums, row_bytes);
-    _tile_loadd(1, sums + 16, row_bytes);
-    if constexpr (kTwoGroups) {
-      _tile_loadd(2, second, row_bytes);
-      _tile_loadd(3, second + 16, row_bytes);
-    }
-  }
+  if (first)
+    zero_accumulator_tiles<kTwoGroups>();
+  else
+    load_accumulator_tiles<kTwoGroups>(sums, row_bytes);
   const auto* a = static_cast<const std::uint8_t*>(packed_a);
   const auto* b = static_cast<const std::uint8_t*>(packed_b);
   for (std::int64_t k0 = 0; k0 < k_len; k0 += kBlockK, a += a_block_stride, b += kQuadBlockBytes)
     add_block_products<kPanelRows>(a, b, k_len - k0 < kBlockK ? k_len - k0 : kBlockK);
-  _tile_stored(0, sums, row_bytes);
-  _tile_stored(1, sums + 16, row_bytes);
-  if constexpr (kTwoGroups) {
-    _tile_stored(2, second, row_bytes);
-    _tile_stored(3, second + 16, row_bytes);
-  }
+  store_accumulator_tiles<kTwoGroups>(sums, row_bytes);
   tile_load_fence();
 }
 
@@ -89,22 +71,12 @@ template <int kPanelRows>
 void block_panel(const void* packed_a, const void* packed_b, std::int64_t kc, const float* row_scales, float* acc,
                  std::int64_t acc_stride, bool first_block) {
   constexpr bool kTwoGroups = kPanelRows > kRowGroup;
-  _tile_zero(0);
-  _tile_zero(1);
-  if constexpr (kTwoGroups) {
-    _tile_zero(2);
-    _tile_zero(3);
-  }
+  zero_accumulator_tiles<kTwoGroups>();
   add_block_products<kPanelRows>(static_cast<const std::uint8_t*>(packed_a), static_cast<const std::uint8_t*>(packed_b),
                                  kc);
   alignas(64) std::int32_t sums[kPanelRows][kQuadPanelCols];
   constexpr std::int64_t kRowBytes = kQuadPanelCols * 4;
-  _tile_stored(0, &sums[0][0], kRowBytes);
-  _tile_stored(1, &sums[0][16], kRowBytes);
-  if constexpr (kTwoGroups) {
-    _tile_stored(2, &sums[kRowGroup][0], kRowBytes);
-    _tile_stored(3, &sums[kRowGroup][16], kRowBytes);
-  }
+  store_accumulator_tiles<kTwoGroups>(&sums[0][0], kRowBytes);
   // _tile_stored does not declare that it writes memory either: without the fence, the loads below could be
   // moved before the stores.
   tile_load_fence();
