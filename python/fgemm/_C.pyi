@@ -143,23 +143,28 @@ def m_grouped_int8_gemm_nt_masked(a: object | None, b: object | None, d: object 
 
 def fp8_gemm_nt(a: object | None, b: object | None, d: object | None, c: object | None = None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
     """
-    D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, sfa [M, ceil(K/128)] and sfb [ceil(N/128), ceil(K/128)] float32, d [M, N] bfloat16 or float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream.
+    D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, sfa [M, ceil(K/128)] float32, sfb float32 [ceil(N/128), ceil(K/128)] (recipe 1D2D) or [N, ceil(K/128)] (recipe (1, 1, 128), 1D1D: B per 1x128 block, for weight gradients), d [M, N] bfloat16 or float32, c (optional) [M, N] float32, which may be d itself. CUDA tensors run on the current torch stream.
 
-    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)), (1, 1, 128) (recipe_b (1, 128)) where the operation takes recipe 1D1D, or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
     """
 
 def m_grouped_fp8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, m_indices: object | None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False, use_psum_layout: object | None = False) -> None:
     """
     Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a padding row whose row of d is left as it was. With use_psum_layout=True, m_indices is instead int32 [G], the prefix sums of the groups' rows (DeepGEMM's psum layout): group g's rows run from m_indices[g - 1] rounded up to a multiple of 128 (0 for g = 0) to m_indices[g], and rows in no group's range are left as they were.
 
-    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)), (1, 1, 128) (recipe_b (1, 128)) where the operation takes recipe 1D1D, or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
     """
 
 def m_grouped_fp8_gemm_nt_masked(a: object | None, b: object | None, d: object | None, masked_m: object | None, expected_m: object | None, recipe: object | None = None, recipe_a: object | None = None, recipe_b: object | None = None, compiled_dims: object | None = 'nk', disable_ue8m0_cast: object | None = False) -> None:
     """
     Grouped GEMM, masked layout: a [G, M_max, K], b [G, N, K], d [G, M_max, N]; only the first masked_m[g] rows of group g are computed (masked_m int32 [G], on the device of a, never read by the host); expected_m is a positive hint of the typical masked_m.
 
-    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) (recipe_a (1, 128), recipe_b (128, 128)), (1, 1, 128) (recipe_b (1, 128)) where the operation takes recipe 1D1D, or None; compiled_dims any string (fgemm specialises its kernels on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). Any other value raises ValueError or TypeError.
+    """
+
+def k_grouped_fp8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, ks: object | None, ks_tensor: object | None, c: object | None = None, recipe: object | None = (1, 1, 128), compiled_dims: object | None = 'mn', use_psum_layout: object | None = False) -> None:
+    """
+    Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T in float32 [G, M, N]. a = (a, sfa): a float8_e4m3fn [sum(ks) * M], expert g's [M, ks[g]] block (K-major) after the experts before it, sfa float32 [M, sum(ks) / 128]; b = (b, sfb) likewise with N. ks: each expert's K, a list of multiples of 128 (0 allowed); ks_tensor: the same as int32 [G] on the device of a. c float32 [G, M, N] is required and may be d. recipe (1, 1, 128) alone; compiled_dims any str; use_psum_layout False alone.
     """
 
 def set_num_sms(num_sms: object | None) -> None:

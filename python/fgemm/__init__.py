@@ -10,7 +10,8 @@ fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm sta
 # The version CMakeLists.txt's project() gives, compiled into the extension: right even where no package
 # metadata is installed (a build tree).
 from ._C import __version__
-from .gemm import fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked
+from .gemm import (fp8_gemm_nt, k_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_contiguous,
+                   m_grouped_fp8_gemm_nt_masked)
 from .gemm_16bit import (
     bf16_gemm_nn,
     bf16_gemm_nt,
@@ -67,6 +68,7 @@ __all__ = [
     "fp8_gemm_nt",
     "m_grouped_fp8_gemm_nt_contiguous",
     "m_grouped_fp8_gemm_nt_masked",
+    "k_grouped_fp8_gemm_nt_contiguous",
     "gemm_fp8_fp8_bf16_nt",
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous",
     "m_grouped_gemm_fp8_fp8_bf16_nt_masked",

@@ -7,11 +7,13 @@ the shapes, strides and dtypes are checked by the extension when the op runs.
 import torch
 
 _INT64_RANGE = range(-(2**63), 2**63)
-# DeepGEMM's recipe arguments and the one value of each that describes fgemm's scaling.
+# DeepGEMM's recipe arguments: for each, its value naming the recipe 1D2D (A per 1x128, B per 128x128 block) and
+# the one naming 1D1D (A and B per 1x128 block; None for recipe_a, which has one value), with B's scale
+# granularity along N.
 _RECIPES = {
-    "recipe": ((1, 128, 128), "scales per 1x128 block of A and per 128x128 block of B, K blocks of 128"),
-    "recipe_a": ((1, 128), "scales per 1x128 block of A"),
-    "recipe_b": ((128, 128), "scales per 128x128 block of B"),
+    "recipe": ((1, 128, 128), (1, 1, 128)),
+    "recipe_a": ((1, 128), None),
+    "recipe_b": ((128, 128), (1, 128)),
 }
 
 
@@ -50,16 +52,42 @@ def _is_recipe(value, expected: tuple) -> bool:
     return isinstance(value, (tuple, list)) and tuple(value) == expected
 
 
-def deepgemm_options(op: str, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast) -> None:
-    """DeepGEMM's keyword arguments, accepted where they describe what fgemm does."""
+def deepgemm_options(op: str, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast,
+                     takes_1d1d: bool = False) -> int:
+    """DeepGEMM's keyword arguments, accepted where they describe what fgemm does (1D1D only where the operation
+    takes it). Returns B's scale granularity along N that the recipe names: 128 (1D2D), 1 (1D1D) or 0 (none
+    named: the scales' shape decides)."""
+    granularities = []
     for name, value in (("recipe", recipe), ("recipe_a", recipe_a), ("recipe_b", recipe_b)):
-        expected, meaning = _RECIPES[name]
-        if value is not None and not _is_recipe(value, expected):
-            _fail(ValueError, op, name, f"must be None or {expected!r} ({meaning}, the one recipe fgemm implements), "
-                                        f"got {value!r}")
+        one_d_two_d, one_d_one_d = _RECIPES[name]
+        if value is None:
+            continue
+        if _is_recipe(value, one_d_two_d):
+            granularities.append((name, 128))
+        elif takes_1d1d and one_d_one_d is not None and _is_recipe(value, one_d_one_d):
+            granularities.append((name, 1))
+        else:
+            accepted = f"{one_d_two_d!r}" + (f" or {one_d_one_d!r}" if takes_1d1d and one_d_one_d else "")
+            _fail(ValueError, op, name, f"must be None or {accepted}, got {value!r}")
+    granularities = [(name, g) for name, g in granularities if name != "recipe_a"]
+    if len(granularities) == 2 and granularities[0][1] != granularities[1][1]:
+        _fail(ValueError, op, "recipe_b", f"disagrees with recipe {recipe!r}: got {recipe_b!r}")
     check_compiled_dims(op, compiled_dims)
     if not isinstance(disable_ue8m0_cast, bool):
         _fail(TypeError, op, "disable_ue8m0_cast", f"expected a bool, got {type(disable_ue8m0_cast).__name__}")
+    return granularities[0][1] if granularities else 0
+
+
+def check_scales_of_recipe(op: str, granularity: int, b: torch.Tensor, sfb: torch.Tensor) -> None:
+    """sfb's rows against the recipe's granularity (0: any), so that a recipe given never disagrees with the
+    scales."""
+    if granularity == 0 or b.dim() != 2 or sfb.dim() != 2:
+        return
+    rows = (b.size(0) + granularity - 1) // granularity
+    if sfb.size(0) != rows:
+        layout = "[N, ceil(K/128)]" if granularity == 1 else "[ceil(N/128), ceil(K/128)]"
+        _fail(ValueError, op, "sfb", f"expected {layout} for the recipe given, {rows} rows, got shape "
+                                     f"{list(sfb.shape)}")
 
 
 def check_compiled_dims(op: str, compiled_dims) -> None:
@@ -81,9 +109,11 @@ def int_list(value, op: str, name: str) -> list:
     return [int_argument(item, op, name) for item in value]
 
 
-def gemm_operands(op: str, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast):
+def gemm_operands(op: str, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast,
+                  takes_1d1d: bool = False):
     """(a, sfa, b, sfb, d) of a GEMM, checked in the extension's order: DeepGEMM's options, then a, b and d."""
-    deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    granularity = deepgemm_options(op, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast, takes_1d1d)
     a, sfa = tensor_pair(a, op, "a", "sfa")
     b, sfb = tensor_pair(b, op, "b", "sfb")
+    check_scales_of_recipe(op, granularity, b, sfb)
     return a, sfa, b, sfb, tensor(d, op, "d")

@@ -6,7 +6,7 @@ The public functions (fgemm.fp8_gemm_nt, ...) call these ops whenever torch trac
 eager call on ordinary tensors runs the same kernel without the dispatcher's round trip (see eager.py).
 """
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 
@@ -65,6 +65,17 @@ def m_grouped_fp8_gemm_nt_masked(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor,
 @m_grouped_fp8_gemm_nt_masked.register_fake
 def _(a, sfa, b, sfb, d, masked_m, expected_m):
     _check_one_device("m_grouped_fp8_gemm_nt_masked", a=a, sfa=sfa, b=b, sfb=sfb, d=d, masked_m=masked_m)
+
+
+@torch.library.custom_op("fgemm::k_grouped_fp8_gemm_nt_contiguous", mutates_args=("d",))
+def k_grouped_fp8_gemm_nt_contiguous(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, ks: List[int],
+                                     ks_tensor: Tensor, c: Tensor) -> None:
+    _C.k_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, ks, ks_tensor, c)
+
+
+@k_grouped_fp8_gemm_nt_contiguous.register_fake
+def _(a, sfa, b, sfb, d, ks, ks_tensor, c):
+    _check_one_device("k_grouped_fp8_gemm_nt_contiguous", a=a, sfa=sfa, b=b, sfb=sfb, d=d, ks_tensor=ks_tensor, c=c)
 
 
 # ---- Quantizers and the layout helper: new tensors out ---------------------------------------------------

@@ -5,7 +5,7 @@ An eager call on ordinary tensors runs the extension directly and bumps d's vers
 any other call (torch.compile, FakeTensor, meta tensors, dispatch modes) goes through torch.ops.fgemm.
 """
 
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import torch
 
@@ -17,7 +17,8 @@ TensorPair = Tuple[torch.Tensor, torch.Tensor]
 _OPTIONS_DOC = """
 
     DeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128)
-    (recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels
+    (recipe_a (1, 128), recipe_b (128, 128)), (1, 1, 128) (recipe_b (1, 128)) where the operation takes recipe
+    1D1D, or None; compiled_dims any string (fgemm specialises its kernels
     on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales).
     Any other value raises ValueError or TypeError."""
 
@@ -36,15 +37,18 @@ def fp8_gemm_nt(a: TensorPair, b: TensorPair, d: torch.Tensor, c: Optional[torch
     """D = A @ B^T (+ C), written into d.
 
     a = (a, sfa): a [M, K] float8_e4m3fn, sfa [M, ceil(K/128)] float32 (row-major, or MN-major and
-    TMA-aligned, the fast layout on the GPU). b = (b, sfb): b [N, K] float8_e4m3fn, sfb [ceil(N/128),
-    ceil(K/128)] float32. d [M, N] bfloat16 or float32; c (optional) [M, N] float32. CUDA tensors run on the
-    current torch stream, CPU tensors on the CPU backend."""
+    TMA-aligned, the fast layout on the GPU). b = (b, sfb): b [N, K] float8_e4m3fn and sfb float32, whose shape
+    names the recipe: [ceil(N/128), ceil(K/128)] for 1D2D (B per 128x128 block, a weight) or [N, ceil(K/128)]
+    for 1D1D (B per 1x128 block like A: weight gradients, recipe=(1, 1, 128)). d [M, N] bfloat16 or float32;
+    c (optional) [M, N] float32, which may be d itself (accumulation into a weight gradient's main_grad).
+    CUDA tensors run on the current torch stream, CPU tensors on the CPU backend."""
     if runs_eagerly(d):
         _C.fp8_gemm_nt(a, b, d, c, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
         increment_version(d)
         return
     op = "fp8_gemm_nt"
-    operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
+    operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast,
+                                        takes_1d1d=True)
     _ops.fp8_gemm_nt(*operands, _arguments.optional_tensor(c, op, "c"))
 
 
@@ -94,3 +98,38 @@ def m_grouped_fp8_gemm_nt_masked(a: TensorPair, b: TensorPair, d: torch.Tensor, 
     operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
     _ops.m_grouped_fp8_gemm_nt_masked(*operands, _arguments.tensor(masked_m, op, "masked_m"),
                                       _arguments.int_argument(expected_m, op, "expected_m"))
+
+
+def k_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tensor, ks: List[int],
+                                     ks_tensor: torch.Tensor, c: Optional[torch.Tensor] = None,
+                                     recipe: Sequence[int] = (1, 1, 128), compiled_dims: str = "mn",
+                                     use_psum_layout: bool = False) -> None:
+    """Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T, float32.
+
+    Expert g owns ks[g] values of K (a multiple of 128, possibly 0). a = (a, sfa): a float8_e4m3fn, flat
+    [sum(ks) * M], expert g's K-major block [M, ks[g]] after the blocks of the experts before it; sfa float32
+    [M, sum(ks) / 128], one scale per 1x128 block along K (MN-major and TMA-aligned is the fast layout on the
+    GPU). b = (b, sfb) likewise with N. d float32 [G, M, N]. ks: a list of ints (read on the host); ks_tensor:
+    the same counts, int32 [G] on the device of a (read by the GPU). c float32 [G, M, N] is required and may be d
+    (accumulation in place); an expert with no K gets d[g] = c[g]. DeepGEMM's sm90 names and semantics: recipe
+    (1, 1, 128) alone, compiled_dims any str, use_psum_layout False alone."""
+    if runs_eagerly(d):
+        _C.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c, recipe, compiled_dims, use_psum_layout)
+        increment_version(d)
+        return
+    op = "k_grouped_fp8_gemm_nt_contiguous"
+    if _arguments.deepgemm_options(op, recipe, None, None, compiled_dims, False, takes_1d1d=True) != 1:
+        raise ValueError(f"fgemm.{op}: argument 'recipe' must be (1, 1, 128): A and B are scaled per 1x128 "
+                         f"block, got {recipe!r}")
+    if _arguments.bool_argument(use_psum_layout, op, "use_psum_layout"):
+        raise ValueError(f"fgemm.{op}: argument 'use_psum_layout' must be False: the experts' K are given as "
+                         f"counts (ks, ks_tensor)")
+    a, sfa = _arguments.tensor_pair(a, op, "a", "sfa")
+    b, sfb = _arguments.tensor_pair(b, op, "b", "sfb")
+    d = _arguments.tensor(d, op, "d")
+    ks = _arguments.int_list(ks, op, "ks")
+    ks_tensor = _arguments.tensor(ks_tensor, op, "ks_tensor")
+    if c is None:
+        raise ValueError(f"fgemm.{op}: argument 'c' is required: D[g] = C[g] + A_g B_g^T accumulates onto C "
+                         f"(which may be d itself)")
+    _ops.k_grouped_fp8_gemm_nt_contiguous(a, sfa, b, sfb, d, ks, ks_tensor, _arguments.tensor(c, op, "c"))

@@ -26,7 +26,8 @@
 // A macro, not a constant, so that each docstring below is one string literal (nanobind keeps the pointer).
 #define FGEMM_OPTIONS_DOC                                                                                      \
   "\n\nDeepGEMM's keyword arguments are accepted where they describe what fgemm does: recipe (1, 128, 128) " \
-  "(recipe_a (1, 128), recipe_b (128, 128)) or None; compiled_dims any string (fgemm specialises its kernels " \
+  "(recipe_a (1, 128), recipe_b (128, 128)), (1, 1, 128) (recipe_b (1, 128)) where the operation takes "        \
+  "recipe 1D1D, or None; compiled_dims any string (fgemm specialises its kernels "                              \
   "on every dimension anyway); disable_ue8m0_cast True or False (on Hopper neither casts the FP32 scales). "  \
   "Any other value raises ValueError or TypeError."
 
@@ -39,6 +40,7 @@ namespace {
 constexpr const char* kNormal = "fp8_gemm_nt";
 constexpr const char* kContiguous = "m_grouped_fp8_gemm_nt_contiguous";
 constexpr const char* kMasked = "m_grouped_fp8_gemm_nt_masked";
+constexpr const char* kKGrouped = "k_grouped_fp8_gemm_nt_contiguous";
 
 // The operands every layout has, read from DeepGEMM's arguments `a` = (a, sfa), `b` = (b, sfb) and `d`, after
 // the DeepGEMM options are checked.
@@ -46,17 +48,20 @@ struct Operands {
   TensorView a, sfa, b, sfb, d;
 };
 
-Operands read_operands(nb::handle a, nb::handle b, nb::handle d, const DeepGemmOptions& options, const char* op) {
-  check_deepgemm_options(options, op);
+Operands read_operands(nb::handle a, nb::handle b, nb::handle d, const DeepGemmOptions& options, const char* op,
+                       bool takes_1d1d = false) {
+  const int granularity = check_deepgemm_options(options, op, takes_1d1d);
   const auto [a_view, sfa_view] = tensor_pair(a, op, "a", "sfa");
   const auto [b_view, sfb_view] = tensor_pair(b, op, "b", "sfb");
+  check_scales_of_recipe(granularity, b_view, sfb_view, op);
   return {a_view, sfa_view, b_view, sfb_view, tensor_view(d, op, "d")};
 }
 
 void fp8_gemm_nt_py(nb::handle a, nb::handle b, nb::handle d, nb::handle c, nb::handle recipe,
                     nb::handle recipe_a, nb::handle recipe_b, nb::handle compiled_dims,
                     nb::handle disable_ue8m0_cast) {
-  const Operands x = read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kNormal);
+  const Operands x =
+      read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kNormal, true);
   std::optional<TensorView> c_view;
   if (!c.is_none()) c_view = tensor_view(c, kNormal, "c");
   run_on(x.a.device, [&](Stream stream) { fp8_gemm_nt(x.a, x.sfa, x.b, x.sfb, x.d, c_view, stream); });
@@ -82,6 +87,31 @@ void m_grouped_masked_py(nb::handle a, nb::handle b, nb::handle d, nb::handle ma
   const std::int64_t expected = int_argument(expected_m, kMasked, "expected_m");
   run_on(x.a.device, [&](Stream stream) {
     m_grouped_fp8_gemm_nt_masked(x.a, x.sfa, x.b, x.sfb, x.d, masked, expected, stream);
+  });
+}
+
+// DeepGEMM's sm90 k-grouped FP8 GEMM takes recipe (1, 1, 128) alone, and not its prefix-sum layout.
+void k_grouped_py(nb::handle a, nb::handle b, nb::handle d, nb::handle ks, nb::handle ks_tensor, nb::handle c,
+                  nb::handle recipe, nb::handle compiled_dims, nb::handle use_psum_layout) {
+  if (check_deepgemm_options({recipe, nb::none(), nb::none(), compiled_dims, nb::bool_(false)}, kKGrouped, true) !=
+      1)
+    fail_argument(ErrorKind::InvalidValue, kKGrouped, "recipe",
+                  std::string("must be (1, 1, 128): A and B are scaled per 1x128 block, got ") +
+                      nb::repr(recipe).c_str());
+  if (contiguous_layout_form(use_psum_layout, kKGrouped) != ContiguousLayout::MIndices)
+    fail_argument(ErrorKind::InvalidValue, kKGrouped, "use_psum_layout",
+                  "must be False: the experts' K are given as counts (ks, ks_tensor)");
+  const auto [a_view, sfa_view] = tensor_pair(a, kKGrouped, "a", "sfa");
+  const auto [b_view, sfb_view] = tensor_pair(b, kKGrouped, "b", "sfb");
+  const TensorView d_view = tensor_view(d, kKGrouped, "d");
+  const std::vector<std::int64_t> ks_values = int_list_argument(ks, kKGrouped, "ks");
+  const TensorView ks_view = tensor_view(ks_tensor, kKGrouped, "ks_tensor");
+  if (c.is_none())
+    fail_argument(ErrorKind::InvalidValue, kKGrouped, "c",
+                  "is required: D[g] = C[g] + A_g B_g^T accumulates onto C (which may be d itself)");
+  const TensorView c_view = tensor_view(c, kKGrouped, "c");
+  run_on(a_view.device, [&](Stream stream) {
+    k_grouped_fp8_gemm_nt_contiguous(a_view, sfa_view, b_view, sfb_view, d_view, ks_values, ks_view, c_view, stream);
   });
 }
 
@@ -117,8 +147,10 @@ NB_MODULE(_C, m) {
         any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
         any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,
         "D = A @ B^T (+ C) with A = (a, sfa), B = (b, sfb): a [M, K] and b [N, K] float8_e4m3fn, "
-        "sfa [M, ceil(K/128)] and sfb [ceil(N/128), ceil(K/128)] float32, d [M, N] bfloat16 or "
-        "float32, c (optional) [M, N] float32. CUDA tensors run on the current torch stream." FGEMM_OPTIONS_DOC);
+        "sfa [M, ceil(K/128)] float32, sfb float32 [ceil(N/128), ceil(K/128)] (recipe 1D2D) or [N, "
+        "ceil(K/128)] (recipe (1, 1, 128), 1D1D: B per 1x128 block, for weight gradients), d [M, N] bfloat16 or "
+        "float32, c (optional) [M, N] float32, which may be d itself. CUDA tensors run on the current torch "
+        "stream." FGEMM_OPTIONS_DOC);
   m.def("m_grouped_fp8_gemm_nt_contiguous", &m_grouped_contiguous_py, any("a"), any("b"), any("d"),
         any("m_indices"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
         any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false, any("use_psum_layout") = false,
@@ -134,6 +166,15 @@ NB_MODULE(_C, m) {
         "Grouped GEMM, masked layout: a [G, M_max, K], b [G, N, K], d [G, M_max, N]; only the first "
         "masked_m[g] rows of group g are computed (masked_m int32 [G], on the device of a, never read "
         "by the host); expected_m is a positive hint of the typical masked_m." FGEMM_OPTIONS_DOC);
+  m.def("k_grouped_fp8_gemm_nt_contiguous", &k_grouped_py, any("a"), any("b"), any("d"), any("ks"),
+        any("ks_tensor"), any("c") = nb::none(), any("recipe") = nb::make_tuple(1, 1, 128),
+        any("compiled_dims") = "mn", any("use_psum_layout") = false,
+        "Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T in float32 "
+        "[G, M, N]. a = (a, sfa): a float8_e4m3fn [sum(ks) * M], expert g's [M, ks[g]] block (K-major) after the "
+        "experts before it, sfa float32 [M, sum(ks) / 128]; b = (b, sfb) likewise with N. ks: each expert's K, "
+        "a list of multiples of 128 (0 allowed); ks_tensor: the same as int32 [G] on the device of a. c "
+        "float32 [G, M, N] is required and may be d. recipe (1, 1, 128) alone; compiled_dims any str; "
+        "use_psum_layout False alone.");
   m.def("set_num_sms", &set_num_sms_py, any("num_sms"),
         "Limits the GPU kernels to num_sms streaming multiprocessors (0: all of the device's).");
   m.def("get_num_sms", &fgemm::get_num_sms,

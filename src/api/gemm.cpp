@@ -32,6 +32,12 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   run(detail::validate_masked(a, sfa, b, sfb, d, masked_m, expected_m), stream);
 }
 
+void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                      const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
+                                      const TensorView& ks_tensor, const TensorView& c, Stream stream) {
+  run(detail::validate_k_grouped_fp8(a, sfa, b, sfb, d, ks, ks_tensor, c), stream);
+}
+
 void set_num_sms(int num_sms) {
   if (num_sms < 0)
     throw Error(ErrorKind::InvalidValue,

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "fgemm/error.hpp"
 #include "fgemm/tensor.hpp"
@@ -143,6 +144,18 @@ class Checker {
   }
 
   // C: FP32 of D's shape, on D's device, with the strides the TMA takes.
+  // ks: one count per expert, each a non-negative multiple of `alignment`.
+  void k_counts(const std::vector<std::int64_t>& ks, std::int64_t groups, std::int64_t alignment) const {
+    if (static_cast<std::int64_t>(ks.size()) != groups)
+      fail(ErrorKind::InvalidValue, "ks",
+           "expected one count per expert of d (" + std::to_string(groups) + "), got " + std::to_string(ks.size()));
+    for (std::size_t g = 0; g < ks.size(); ++g)
+      if (ks[g] < 0 || ks[g] % alignment != 0)
+        fail(ErrorKind::InvalidValue, "ks",
+             "expected counts that are non-negative multiples of " + std::to_string(alignment) + ", got ks[" +
+                 std::to_string(g) + "] = " + std::to_string(ks[g]));
+  }
+
   void accumulator_input(const std::optional<TensorView>& c, const TensorView& d) const {
     if (!c) return;
     dtype(*c, "c", DType::F32);

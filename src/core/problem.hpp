@@ -17,8 +17,11 @@ constexpr std::int64_t kScaleBlock = 128;
 // How sfa and sfb scale the products (docs/ARCHITECTURE.md, Semantics).
 enum class Scaling : std::uint8_t {
   // DeepSeek-V3's blocks (FP8, INT8): sfa (m, kb) scales 1 x 128 of A, sfb (nb, kb) 128 x 128 of B, each K
-  // block's sum promoted once.
+  // block's sum promoted once ("1D2D").
   Block,
+  // FP8 weight gradients ("1D1D"): sfa (m, kb) scales 1 x 128 of A and sfb (n, kb) 1 x 128 of B, each K block's
+  // sum promoted once with the scales of its row and its column.
+  RowBlocks,
   // No scales: BF16 and FP16, and INT8 into the exact INT32 sums (D int32).
   None,
   // INT8 W8A8: the whole sum of row m of A and row n of B times sfa[m] * sfb[n]; a zero stride repeats one
@@ -36,7 +39,7 @@ struct GemmProblem {
   GemmLayout layout = GemmLayout::Normal;
   Device device{};
   DType ab_dtype = DType::E4M3;  // of A and B: E4M3, BF16, F16 or I8
-  Scaling scaling = Scaling::Block;  // E4M3: Block; BF16, F16: None; I8: any
+  Scaling scaling = Scaling::Block;  // E4M3: Block or RowBlocks; BF16, F16: None; I8: Block, None or RowColumn
 
   // Rows of A and D: M for normal, M_sum for contiguous, M_max (rows per group) for masked, M (each
   // expert's) for k-grouped.
@@ -46,7 +49,9 @@ struct GemmProblem {
   std::int64_t num_groups = 1;  // experts in B (and in A, D for masked; in D for k-grouped)
   std::int64_t expected_m = 0;  // masked: the host's hint of rows per group
 
-  const std::uint8_t* a = nullptr;  // the bytes of A
+  // The bytes of A. FP8 k-grouped: expert g's [M, ks[g]] block (K-major, row stride ks[g]) starts at element
+  // M times the K of the experts before it; likewise B's (a_row_stride and b_row_stride are 0).
+  const std::uint8_t* a = nullptr;
   bool a_mn_major = false;
   std::int64_t a_row_stride = 0;
   std::int64_t a_group_stride = 0;
@@ -63,8 +68,8 @@ struct GemmProblem {
   std::int64_t b_row_stride = 0;
   std::int64_t b_group_stride = 0;
 
-  // Block: element (nb, kb) at sfb[nb * sfb_n_stride + kb * sfb_k_stride]; RowColumn: element n at
-  // sfb[n * sfb_n_stride] (sfb_k_stride 0).
+  // Block: element (nb, kb) at sfb[nb * sfb_n_stride + kb * sfb_k_stride]; RowBlocks: element (n, kb) at
+  // sfb[n * sfb_n_stride + kb * sfb_k_stride]; RowColumn: element n at sfb[n * sfb_n_stride] (sfb_k_stride 0).
   const float* sfb = nullptr;
   std::int64_t sfb_n_stride = 0;
   std::int64_t sfb_k_stride = 0;

@@ -1,5 +1,6 @@
 #include "core/validate.hpp"
 
+#include <numeric>
 #include <string>
 
 #include "core/checker.hpp"
@@ -19,7 +20,16 @@ struct Operands {
   const TensorView& d;
 };
 
-void check_common(const Checker& check, const Operands& ops, std::int64_t k) {
+// K of the M-grouped and normal layouts: whole 16-byte rows of FP8, at least one.
+void check_k(const Checker& check, std::int64_t k) {
+  if (k < 1) check.fail(ErrorKind::InvalidValue, "a", "needs K >= 1, got K = " + std::to_string(k));
+  if (k % 16 != 0)
+    check.fail(ErrorKind::InvalidValue, "a",
+               "needs K to be a multiple of 16 (rows of FP8 start on 16-byte boundaries), got K = " +
+                   std::to_string(k));
+}
+
+void check_common(const Checker& check, const Operands& ops) {
   check.dtype(ops.a, "a", DType::E4M3);
   check.dtype(ops.b, "b", DType::E4M3);
   check.dtype(ops.sfa, "sfa", DType::F32);
@@ -27,11 +37,6 @@ void check_common(const Checker& check, const Operands& ops, std::int64_t k) {
   if (ops.d.dtype != DType::BF16 && ops.d.dtype != DType::F32)
     check.fail(ErrorKind::InvalidType, "d",
                std::string("expected dtype bfloat16 or float32, got ") + dtype_name(ops.d.dtype));
-  if (k < 1) check.fail(ErrorKind::InvalidValue, "a", "needs K >= 1, got K = " + std::to_string(k));
-  if (k % 16 != 0)
-    check.fail(ErrorKind::InvalidValue, "a",
-               "needs K to be a multiple of 16 (rows of FP8 start on 16-byte boundaries), got K = " +
-                   std::to_string(k));
   const std::pair<const TensorView*, const char*> named[] = {
       {&ops.a, "a"}, {&ops.sfa, "sfa"}, {&ops.b, "b"}, {&ops.sfb, "sfb"}, {&ops.d, "d"}};
   for (auto [tensor, name] : named) {
@@ -97,13 +102,20 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
   check.at_least_one_column(n);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {m, kb}, "[M, ceil(K/128)]");
-  check.shape(sfb, "sfb", {ceil_div(n, 128), kb}, "[ceil(N/128), ceil(K/128)]");
+  // sfb's shape names the recipe: one scale per 128 x 128 block of B, or one per row of B and K block (1D1D; the
+  // same thing where N is 1).
+  const bool row_blocks = n > 1 && sfb.ndim == 2 && sfb.shape[0] == n && sfb.shape[1] == kb;
+  if (!row_blocks)
+    check.shape(sfb, "sfb", {ceil_div(n, 128), kb},
+                "[ceil(N/128), ceil(K/128)] (128 x 128 blocks) or [N, ceil(K/128)] (1 x 128 blocks, recipe 1D1D)");
   check.shape(d, "d", {m, n}, "[M, N]");
-  check_common(check, {a, sfa, b, sfb, d}, k);
+  check_k(check, k);
+  check_common(check, {a, sfa, b, sfb, d});
   check.accumulator_input(c, d);
 
   GemmProblem p;
   p.layout = GemmLayout::Normal;
+  p.scaling = row_blocks ? Scaling::RowBlocks : Scaling::Block;
   p.m = m, p.n = n, p.k = k;
   fill_operands(p, {a, sfa, b, sfb, d}, 0);
   if (c) {
@@ -127,7 +139,8 @@ GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, cons
   check.shape(sfa, "sfa", {m, kb}, "[M_sum, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
   check.shape(d, "d", {m, n}, "[M_sum, N]");
-  check_common(check, {a, sfa, b, sfb, d}, k);
+  check_k(check, k);
+  check_common(check, {a, sfa, b, sfb, d});
 
   GemmProblem p;
   p.layout = GemmLayout::Contiguous;
@@ -151,7 +164,8 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
   check.shape(sfa, "sfa", {groups, m, kb}, "[G, M_max, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)]");
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
-  check_common(check, {a, sfa, b, sfb, d}, k);
+  check_k(check, k);
+  check_common(check, {a, sfa, b, sfb, d});
   check.masked_counts(masked_m, groups, expected_m, a.device);
 
   GemmProblem p;
@@ -159,6 +173,55 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
   p.m = m, p.n = n, p.k = k, p.num_groups = groups, p.expected_m = expected_m;
   fill_operands(p, {a, sfa, b, sfb, d}, 1);
   p.masked_m = static_cast<const std::int32_t*>(masked_m.data);
+  return p;
+}
+
+GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                   const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
+                                   const TensorView& ks_tensor, const TensorView& c) {
+  const Checker check("k_grouped_fp8_gemm_nt_contiguous");
+  // D[g] = C[g] + A_g B_g^T accumulates a weight gradient: C is required (it may be d itself).
+  check.ndim(a, "a", 1, "[sum(ks) * M], each expert's [M, ks[g]] block in turn");
+  check.ndim(b, "b", 1, "[sum(ks) * N], each expert's [N, ks[g]] block in turn");
+  check.ndim(d, "d", 3, "[G, M, N]");
+  const std::int64_t groups = d.shape[0], m = d.shape[1], n = d.shape[2];
+  if (groups < 1) check.fail(ErrorKind::InvalidValue, "d", "needs at least one group (G >= 1)");
+  check.at_least_one_column(n);
+  check.k_counts(ks, groups, kScaleBlock);
+  const std::int64_t k = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
+  if (a.shape[0] != k * m || b.shape[0] != k * n)
+    check.fail(ErrorKind::InvalidValue, "ks",
+               "sums to " + std::to_string(k) + ", so a and b hold sum(ks) * M = " + std::to_string(k * m) +
+                   " and sum(ks) * N = " + std::to_string(k * n) + " elements (M, N from d), but they hold " +
+                   std::to_string(a.shape[0]) + " and " + std::to_string(b.shape[0]));
+  const std::int64_t kb = k / kScaleBlock;  // every expert's K is whole blocks
+  check.shape(sfa, "sfa", {m, kb}, "[M, sum(ks) / 128]");
+  check.shape(sfb, "sfb", {n, kb}, "[N, sum(ks) / 128]");
+  check.dtype(d, "d", DType::F32);
+  check_common(check, {a, sfa, b, sfb, d});
+  check.accumulator_input(c, d);
+  check.index_vector(ks_tensor, "ks_tensor", groups, "[G], the experts' K on the device", a.device);
+
+  GemmProblem p;
+  p.layout = GemmLayout::KGrouped;
+  p.scaling = Scaling::RowBlocks;
+  p.m = m, p.n = n, p.k = k, p.num_groups = groups;
+  p.device = a.device;
+  p.a = static_cast<const std::uint8_t*>(a.data);
+  p.b = static_cast<const std::uint8_t*>(b.data);
+  p.sfa = static_cast<const float*>(sfa.data);
+  p.sfa_m_stride = sfa.strides[0], p.sfa_k_stride = sfa.strides[1];
+  p.sfb = static_cast<const float*>(sfb.data);
+  p.sfb_n_stride = sfb.strides[0], p.sfb_k_stride = sfb.strides[1];
+  p.d = d.data;
+  p.d_dtype = DType::F32;
+  p.d_row_stride = d.strides[1];
+  p.d_group_stride = d.strides[0];
+  p.c = static_cast<const float*>(c.data);
+  p.c_row_stride = c.strides[1];
+  p.c_group_stride = c.strides[0];
+  p.ks = ks;
+  p.ks_tensor = static_cast<const std::int32_t*>(ks_tensor.data);
   return p;
 }
 

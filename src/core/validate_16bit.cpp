@@ -175,16 +175,7 @@ GemmProblem validate_k_grouped_16bit(const Gemm16Op& op, const TensorView& a, co
   check_operands(check, op.dtype, a, {"a", true, "[sum(ks), M]", nullptr}, b, {"b", true, "[sum(ks), N]", nullptr},
                  d, true);
   check.accumulator_input(c, d);
-  if (static_cast<std::int64_t>(ks.size()) != groups)
-    check.fail(ErrorKind::InvalidValue, "ks",
-               "expected one count per expert of d (" + std::to_string(groups) + "), got " +
-                   std::to_string(ks.size()));
-  for (std::size_t g = 0; g < ks.size(); ++g)
-    if (ks[g] < 0 || ks[g] % kMAlignmentForContiguousLayout != 0)
-      check.fail(ErrorKind::InvalidValue, "ks",
-                 "expected counts that are non-negative multiples of " +
-                     std::to_string(kMAlignmentForContiguousLayout) + ", got ks[" + std::to_string(g) +
-                     "] = " + std::to_string(ks[g]));
+  check.k_counts(ks, groups, kMAlignmentForContiguousLayout);
   const std::int64_t sum = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
   if (sum != k)
     check.fail(ErrorKind::InvalidValue, "ks",

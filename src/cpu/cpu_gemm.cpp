@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cpu/blocked_gemm.hpp"
+#include "cpu/dequantize_row_blocks.hpp"
 #include "cpu/direct_gemm.hpp"
 #include "cpu/int8_gemm.hpp"
 #include "cpu/operand_packing.hpp"
@@ -59,8 +60,8 @@ void write_empty_expert(const GemmProblem& p, std::int64_t group) {
   }
 }
 
-// The k-grouped layout, expert by expert: expert g is a normal problem over its own ks[g] rows of A and B
-// (both MN-major), into D[g] with C[g].
+// The k-grouped layout, expert by expert: expert g is a normal problem over its own ks[g] values of K of A and B
+// (the rows of MN-major operands, the columns of K-major ones), into D[g] with C[g].
 void gemm_k_grouped(const GemmProblem& p) {
   std::int64_t k_start = 0;
   for (std::int64_t group = 0; group < p.num_groups; ++group) {
@@ -73,8 +74,8 @@ void gemm_k_grouped(const GemmProblem& p) {
     expert.layout = GemmLayout::Normal;
     expert.k = k;
     expert.num_groups = 1;
-    expert.a = p.a + k_start * p.a_row_stride * 2;  // 16-bit elements
-    expert.b = p.b + k_start * p.b_row_stride * 2;
+    expert.a = p.a + k_start * (p.a_mn_major ? p.a_row_stride : 1) * 2;  // 16-bit elements
+    expert.b = p.b + k_start * (p.b_mn_major ? p.b_row_stride : 1) * 2;
     expert.d = static_cast<float*>(p.d) + group * p.d_group_stride;
     expert.c = p.c ? p.c + group * p.c_group_stride : nullptr;
     expert.d_group_stride = expert.c_group_stride = 0;
@@ -106,6 +107,11 @@ const KernelSet& kernels_for(Isa isa, DType input) {
 
 void gemm(const GemmProblem& problem) {
   if (problem.ab_dtype == DType::I8) return int8_gemm(problem);
+  if (problem.scaling == detail::Scaling::RowBlocks) {
+    // The calling thread's operands of its last such call are kept, so that calls of similar sizes allocate nothing.
+    thread_local ScratchBuffer a16, b16;
+    return gemm(dequantize_row_blocks(problem, a16, b16));
+  }
   if (problem.layout == GemmLayout::KGrouped)
     gemm_k_grouped(problem);
   else

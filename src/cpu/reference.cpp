@@ -35,17 +35,23 @@ double value_16bit(DType dtype, const std::uint8_t* base, std::int64_t index) {
   return dtype == DType::BF16 ? float_from_bf16(bits) : float_from_f16(bits);
 }
 
-// FP8: every K block summed in FP32 and scaled, as ARCHITECTURE.md (Semantics) says.
+// FP8: every K block of [k_begin, k_end) summed in FP32 and scaled, as ARCHITECTURE.md (Semantics) says. The
+// k-grouped layout's expert blocks are K-major [M, ks[g]] and [N, ks[g]], one expert after another.
 float fp8_sum(const GemmProblem& p, const RowSource& s, std::int64_t row, std::int64_t n) {
-  const std::uint8_t* a = p.a + s.a_group * p.a_group_stride + row * p.a_row_stride;
+  const bool k_grouped = p.layout == GemmLayout::KGrouped;
+  const std::int64_t k_len = s.k_end - s.k_begin;
+  const std::uint8_t* a = k_grouped ? p.a + s.k_begin * p.m + row * k_len
+                                    : p.a + s.a_group * p.a_group_stride + row * p.a_row_stride;
+  const std::uint8_t* b = k_grouped ? p.b + s.k_begin * p.n + n * k_len
+                                    : p.b + s.b_group * p.b_group_stride + n * p.b_row_stride;
   const float* sfa = p.sfa + s.a_group * p.sfa_group_stride + row * p.sfa_m_stride;
-  const std::uint8_t* b = p.b + s.b_group * p.b_group_stride + n * p.b_row_stride;
-  const float* sfb = p.sfb + s.b_group * p.sfb_group_stride + (n / 128) * p.sfb_n_stride;
+  const std::int64_t sfb_row = p.scaling == Scaling::RowBlocks ? n : n / 128;
+  const float* sfb = p.sfb + s.b_group * p.sfb_group_stride + sfb_row * p.sfb_n_stride;
   float acc = 0.0f;
-  for (std::int64_t kb = 0; kb < p.k_blocks(); ++kb) {
+  for (std::int64_t k0 = 0; k0 < k_len; k0 += 128) {
+    const std::int64_t kb = (s.k_begin + k0) / 128;
     float partial = 0.0f;
-    for (std::int64_t k = kb * 128; k < std::min(p.k, kb * 128 + 128); ++k)
-      partial += kE4m3.value[a[k]] * kE4m3.value[b[k]];
+    for (std::int64_t k = k0; k < std::min(k_len, k0 + 128); ++k) partial += kE4m3.value[a[k]] * kE4m3.value[b[k]];
     acc += sfa[kb * p.sfa_k_stride] * sfb[kb * p.sfb_k_stride] * partial;
   }
   return acc;

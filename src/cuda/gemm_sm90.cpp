@@ -271,6 +271,8 @@ unsigned grid_of(const KernelConfig& config, const jit::Kernel& kernel) {
 }  // namespace
 
 void gemm(const detail::GemmProblem& p, Stream stream) {
+  if (p.scaling == detail::Scaling::RowBlocks)
+    throw Error(ErrorKind::Unsupported, "fgemm: the FP8 1D1D recipe has no GPU kernel in this build");
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);

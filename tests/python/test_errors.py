@@ -237,16 +237,30 @@ def test_operand_that_is_not_a_pair(pair):
     [
         ("recipe", (1, 128, 64)),
         ("recipe", (128, 128, 128)),
-        ("recipe", (1, 1, 128)),
         ("recipe", 128),
         ("recipe", "1,128,128"),
         ("recipe_a", (128, 128)),
         ("recipe_a", (1, 32)),
-        ("recipe_b", (1, 128)),
+        ("recipe_b", (1, 64)),
     ],
 )
 def test_recipe_fgemm_does_not_implement(argument, value):
     expect(ValueError, argument, call_normal, *normal_args(), **{argument: value})
+
+
+@pytest.mark.parametrize("argument,value", [("recipe", (1, 1, 128)), ("recipe_b", (1, 128))])
+def test_recipe_1d1d_needs_scales_per_row_of_b(argument, value):
+    # normal_args' sfb has one row per 128 rows of B (1D2D): the 1D1D recipe names sfb as the argument at fault.
+    expect(ValueError, "sfb", call_normal, *normal_args(), **{argument: value})
+
+
+def test_recipes_that_disagree():
+    expect(ValueError, "recipe_b", call_normal, *normal_args(), recipe=(1, 128, 128), recipe_b=(1, 128))
+
+
+@pytest.mark.parametrize("argument,value", [("recipe", (1, 1, 128)), ("recipe_b", (1, 128))])
+def test_recipe_1d1d_only_for_the_normal_layout(argument, value):
+    expect(ValueError, argument, call_contiguous, *contiguous_args(), **{argument: value})
 
 
 @pytest.mark.parametrize("argument,value", [("compiled_dims", 3), ("compiled_dims", None),

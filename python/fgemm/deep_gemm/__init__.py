@@ -116,6 +116,7 @@ def _contiguous_16bit(gemm):
 
 
 m_grouped_fp8_gemm_nt_masked = fgemm.m_grouped_fp8_gemm_nt_masked
+k_grouped_fp8_gemm_nt_contiguous = fgemm.k_grouped_fp8_gemm_nt_contiguous
 # The 16-bit GEMMs take DeepGEMM's arguments as they are, but for the contiguous layout's further options.
 bf16_gemm_nt, bf16_gemm_nn, bf16_gemm_tn, bf16_gemm_tt = (fgemm.bf16_gemm_nt, fgemm.bf16_gemm_nn, fgemm.bf16_gemm_tn,
                                                           fgemm.bf16_gemm_tt)
@@ -158,9 +159,8 @@ _MISSING = {
                             "fp8_gemm_nn fp8_gemm_tn fp8_gemm_tt fp8_fp4_gemm_nn fp8_fp4_gemm_tn fp8_fp4_gemm_tt "
                             "m_grouped_fp8_gemm_nn_contiguous m_grouped_fp8_fp4_gemm_nn_contiguous"),
     **not_implemented_group("GEMM that skips rows of D", "fp8_gemm_nt_skip_head_mid"),
-    **not_implemented_group("K-grouped GEMMs",
-                            "k_grouped_fp8_gemm_nt_contiguous k_grouped_fp8_gemm_tn_contiguous "
-                            "k_grouped_fp4_gemm_nt_contiguous"),
+    **not_implemented_group("K-grouped FP8 GEMM with MN-major operands (SM100's), nor FP4 ones",
+                            "k_grouped_fp8_gemm_tn_contiguous k_grouped_fp4_gemm_nt_contiguous"),
     **not_implemented_group("FP4 GEMMs",
                             "fp4_gemm_nt m_grouped_fp4_gemm_nt_contiguous m_grouped_fp4_gemm_nt_masked"),
     **not_implemented_group("cuBLASLt wrappers",
@@ -197,6 +197,6 @@ IMPLEMENTED = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked", "fp8_fp4_gemm_nt",
     "m_grouped_fp8_fp4_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nt_masked", "gemm_fp8_fp8_bf16_nt",
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked", "set_num_sms",
-    "get_num_sms", "calc_diff", *fgemm.gemm_16bit.NAMES, *utils.IMPLEMENTED,
+    "get_num_sms", "calc_diff", "k_grouped_fp8_gemm_nt_contiguous", *fgemm.gemm_16bit.NAMES, *utils.IMPLEMENTED,
 ]
 __all__ = IMPLEMENTED + sorted(_MISSING) + sorted(utils._MISSING) + ["install", "utils", "testing"]
