@@ -30,4 +30,20 @@ struct GemmParams {
   const int32_t* ks;  // k-grouped: each expert's K
 };
 
+// The k-grouped FP8 GEMM's operands are one K-major matrix per expert ([M, ks[g]] of A, [N, ks[g]] of B), each
+// with its own row stride: each needs a tensor map of its own. The host encodes them and passes them by value
+// as a kernel parameter (in the constant bank, with no copy to make or wait for), this many experts per
+// launch; problems of more experts launch once per this many.
+constexpr uint32_t kExpertMapsPerLaunch = 32;
+
+// A CUtensorMap's 128 opaque bytes.
+struct alignas(64) TensorMapBytes {
+  uint64_t words[16];
+};
+
+struct ExpertTensorMaps {
+  TensorMapBytes a[kExpertMapsPerLaunch];
+  TensorMapBytes b[kExpertMapsPerLaunch];
+};
+
 }  // namespace fgemm::sm90

@@ -320,6 +320,10 @@ __device__ __forceinline__ float load_shared_f32(uint32_t address) {
   return value;
 }
 
+__device__ __forceinline__ void load_shared_f32x2(uint32_t address, float& x, float& y) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(x), "=f"(y) : "r"(address) : "memory");
+}
+
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(x), "f"(y) : "memory");
 }

@@ -4,7 +4,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -128,23 +130,44 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
 // Extents and strides as tensor maps take them.
 std::uint64_t u64(std::int64_t value) { return static_cast<std::uint64_t>(value); }
 
-// sfa as a matrix the TMA loads (MN-major: K blocks x rows, a stack of them in the masked layout), boxes of
-// one K block's scales of a tile's rows; nullopt where the TMA cannot load it, and the kernel's scale loader
+// A matrix of scales as the TMA loads it (MN-major: K blocks x `rows`, a stack of them where `stacked`), in boxes
+// of one K block's scales of a tile's rows; nullopt where the TMA cannot load it, and the kernel's helper warp
 // reads it with its strides: rows not contiguous, a column or group's matrix not on a 16-byte boundary, or
 // columns that overlap (broadcast strides). A stride the TMA never steps over (a single K block or group) is
 // given as the smallest it accepts.
-std::optional<MatrixBox> sfa_for_tma(const detail::GemmProblem& p) {
-  const std::int64_t k_blocks = p.k_blocks();
-  const bool stacked = p.layout == detail::GemmLayout::Masked;
-  const std::int64_t column_stride = k_blocks == 1 ? (p.m + 3) / 4 * 4 : p.sfa_k_stride;
-  const std::int64_t group_stride = stacked && p.num_groups > 1 ? p.sfa_group_stride : column_stride * k_blocks;
-  const bool rows_contiguous = p.sfa_m_stride == 1 || p.m == 1;
-  const bool aligned = reinterpret_cast<std::uintptr_t>(p.sfa) % 16 == 0 && column_stride % 4 == 0 &&
+std::optional<MatrixBox> scales_for_tma(const float* scales, std::int64_t rows, std::int64_t row_stride,
+                                        std::int64_t k_stride, std::int64_t k_blocks, bool stacked,
+                                        std::int64_t groups, std::int64_t group_stride_given) {
+  const std::int64_t column_stride = k_blocks == 1 ? (rows + 3) / 4 * 4 : k_stride;
+  const std::int64_t group_stride = stacked && groups > 1 ? group_stride_given : column_stride * k_blocks;
+  const bool rows_contiguous = row_stride == 1 || rows == 1;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(scales) % 16 == 0 && column_stride % 4 == 0 &&
                        group_stride % 4 == 0;
-  const bool apart = column_stride >= p.m && group_stride >= column_stride * k_blocks;
+  const bool apart = column_stride >= rows && group_stride >= column_stride * k_blocks;
   if (!rows_contiguous || !aligned || !apart) return std::nullopt;
-  return MatrixBox{p.sfa, u64(k_blocks), u64(p.m), u64(column_stride), 4, 1, 0, 0,
-                   stacked ? u64(p.num_groups) : 0, u64(group_stride)};
+  return MatrixBox{scales, u64(k_blocks), u64(rows), u64(column_stride), 4, 1, 0, 0,
+                   stacked ? u64(groups) : 0, u64(group_stride)};
+}
+
+// The boxes of the scales the TMA thread loads with each stage: sfa for the block recipe, sfa and sfb for the
+// 1D1D recipe (both or neither: the helper warp copies them otherwise). Empty where the kind has none.
+struct ScaleBoxes {
+  std::optional<MatrixBox> sfa, sfb;
+  bool by_tma() const { return sfa.has_value(); }
+};
+
+ScaleBoxes scale_boxes(const detail::GemmProblem& p) {
+  // A k-grouped problem whose experts are all empty has no K block to scale.
+  if ((p.scaling != detail::Scaling::Block && p.scaling != detail::Scaling::RowBlocks) || p.k == 0) return {};
+  const bool masked = p.layout == detail::GemmLayout::Masked;
+  ScaleBoxes boxes;
+  boxes.sfa = scales_for_tma(p.sfa, p.m, p.sfa_m_stride, p.sfa_k_stride, p.k_blocks(), masked, p.num_groups,
+                             p.sfa_group_stride);
+  if (p.scaling == detail::Scaling::RowBlocks) {
+    boxes.sfb = scales_for_tma(p.sfb, p.n, p.sfb_n_stride, p.sfb_k_stride, p.k_blocks(), false, 1, 0);
+    if (!boxes.sfa || !boxes.sfb) boxes = {};
+  }
+  return boxes;
 }
 
 // The limits of the kernel beyond validation: TMA coordinates are 32-bit signed integers, and the kernel
@@ -153,7 +176,7 @@ void check_kernel_limits(const detail::GemmProblem& p) {
   constexpr std::int64_t kMaxExtent = 0x7fffffff;
   if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
-  if (p.scaling != detail::Scaling::Block) return;  // no scales per K block
+  if (p.scaling != detail::Scaling::Block) return;  // no scales per 128 x 128 block
   const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
   const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +
                                 (p.n - 1) / detail::kScaleBlock * p.sfb_n_stride +
@@ -164,7 +187,7 @@ void check_kernel_limits(const detail::GemmProblem& p) {
 
 // What the heuristics tune for: the masked layout for the expected rows per group, the others for their rows;
 // the k-grouped layout for its experts' mean K (its kernels take any K).
-ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
+ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
   const bool masked = p.layout == detail::GemmLayout::Masked;
   const bool k_grouped = p.layout == detail::GemmLayout::KGrouped;
   ProblemSize size;
@@ -176,7 +199,7 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
                            k_grouped ? 0 : p.k,
                            p.d_dtype == DType::F32 || p.d_dtype == DType::I32,
                            p.c != nullptr,
-                           sfa_by_tma,
+                           scales_by_tma,
                            p.ab_dtype,
                            p.a_mn_major,
                            p.b_mn_major,
@@ -188,11 +211,13 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool sfa_by_tma) {
   return size;
 }
 
-// The tensor maps the kernel reads A, B and sfa through and stores D with. A stacked operand (masked A and D,
-// grouped B) gets a 3-D map, one matrix per group. sfa's map is not read where the math's helper warp copies
-// it (sfa_box empty).
+// The tensor maps the kernel reads A, B and the scales through and stores D with. A stacked operand (masked A and
+// D, grouped B) gets a 3-D map, one matrix per group. The scales' maps are not read where the math's helper
+// warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (expert_maps) instead of
+// a and b.
 struct GemmTensorMaps {
-  driver::CUtensorMap a, b, sfa, d;
+  driver::CUtensorMap a, b, sfa, sfb, d;
+  sm90::ExpertTensorMaps experts;
 };
 
 // An operand's map: K-major as rows x K in boxes of slice rows x one K block; MN-major as K x rows (the rows of
@@ -206,7 +231,28 @@ MatrixBox operand_box(const void* data, bool mn_major, std::int64_t rows, std::i
   return {data, u64(rows), u64(k), u64(row_stride), element_bytes, slice_rows, block_k, 128, groups, u64(group_stride)};
 }
 
-GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& config, std::optional<MatrixBox> sfa_box) {
+// Expert g's blocks [M, ks[g]] of A and [N, ks[g]] of B, K-major, one after another in the k-grouped FP8 layout.
+void encode_expert_maps(const detail::GemmProblem& p, const KernelConfig& config, sm90::ExpertTensorMaps& experts) {
+  static_assert(sizeof(sm90::TensorMapBytes) == sizeof(driver::CUtensorMap), "a tensor map is 128 bytes");
+  std::int64_t k_begin = 0;
+  for (std::int64_t g = 0; g < p.num_groups; ++g) {
+    // An expert with no K loads nothing; its maps get one value of K so that they can be encoded.
+    const std::int64_t k = std::max<std::int64_t>(p.ks[g], 16);
+    const void* a = p.ks[g] > 0 ? static_cast<const void*>(p.a + k_begin * p.m) : p.d;
+    const void* b = p.ks[g] > 0 ? static_cast<const void*>(p.b + k_begin * p.n) : p.d;
+    const driver::CUtensorMap map_a = make_tensor_map(
+        operand_box(a, false, p.m, k, k, 1, std::uint32_t(config.slice_rows_a()), config.block_k(), 0, 0),
+        "encoding the tensor map of an expert's block of 'a'");
+    const driver::CUtensorMap map_b = make_tensor_map(
+        operand_box(b, false, p.n, k, k, 1, std::uint32_t(config.slice_rows_b()), config.block_k(), 0, 0),
+        "encoding the tensor map of an expert's block of 'b'");
+    std::memcpy(&experts.a[g], &map_a, sizeof map_a);
+    std::memcpy(&experts.b[g], &map_b, sizeof map_b);
+    k_begin += p.ks[g];
+  }
+}
+
+GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& config, const ScaleBoxes& scales) {
   const bool masked = p.layout == detail::GemmLayout::Masked;
   const auto groups_of = [&](bool stacked) { return stacked ? u64(p.num_groups) : std::uint64_t(0); };
   const std::uint32_t block_k = config.block_k();
@@ -217,19 +263,29 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
   const void* a = p.k > 0 ? static_cast<const void*>(p.a) : p.d;
   const void* b = p.k > 0 ? static_cast<const void*>(p.b) : p.d;
   const std::int64_t k = std::max<std::int64_t>(p.k, 1);
-  maps.a = make_tensor_map(operand_box(a, p.a_mn_major, p.m, k, p.a_row_stride, element_bytes,
-                                       std::uint32_t(config.slice_rows_a()), block_k, groups_of(masked),
-                                       p.a_group_stride),
-                           "encoding the tensor map of 'a'");
-  maps.b = make_tensor_map(operand_box(b, p.b_mn_major, p.n, k, p.b_row_stride, element_bytes,
-                                       std::uint32_t(config.slice_rows_b()), block_k,
-                                       groups_of(p.layout == detail::GemmLayout::Contiguous ||
-                                                 p.layout == detail::GemmLayout::Masked),
-                                       p.b_group_stride),
-                           "encoding the tensor map of 'b'");
-  if (sfa_box) {
-    sfa_box->box_cols = std::uint32_t(config.block_m);
-    maps.sfa = make_tensor_map(*sfa_box, "encoding the tensor map of 'sfa'");
+  if (config.expert_maps()) {
+    encode_expert_maps(p, config, maps.experts);
+  } else {
+    maps.a = make_tensor_map(operand_box(a, p.a_mn_major, p.m, k, p.a_row_stride, element_bytes,
+                                         std::uint32_t(config.slice_rows_a()), block_k, groups_of(masked),
+                                         p.a_group_stride),
+                             "encoding the tensor map of 'a'");
+    maps.b = make_tensor_map(operand_box(b, p.b_mn_major, p.n, k, p.b_row_stride, element_bytes,
+                                         std::uint32_t(config.slice_rows_b()), block_k,
+                                         groups_of(p.layout == detail::GemmLayout::Contiguous ||
+                                                   p.layout == detail::GemmLayout::Masked),
+                                         p.b_group_stride),
+                             "encoding the tensor map of 'b'");
+  }
+  if (scales.sfa) {
+    MatrixBox sfa = *scales.sfa;
+    sfa.box_cols = std::uint32_t(config.block_m);
+    maps.sfa = make_tensor_map(sfa, "encoding the tensor map of 'sfa'");
+  }
+  if (scales.sfb) {
+    MatrixBox sfb = *scales.sfb;
+    sfb.box_cols = std::uint32_t(config.block_n);
+    maps.sfb = make_tensor_map(sfb, "encoding the tensor map of 'sfb'");
   }
   const std::uint32_t chunk_cols = config.chunk_bytes() / config.output_bytes;
   maps.d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), config.output_bytes, 64, chunk_cols,
@@ -270,20 +326,47 @@ unsigned grid_of(const KernelConfig& config, const jit::Kernel& kernel) {
 
 }  // namespace
 
+namespace {
+
+// Experts [first, first + count) of a k-grouped problem, as a problem of its own.
+detail::GemmProblem expert_range(const detail::GemmProblem& p, std::int64_t first, std::int64_t count) {
+  detail::GemmProblem part = p;
+  const std::int64_t k_before = std::accumulate(p.ks.begin(), p.ks.begin() + first, std::int64_t(0));
+  part.ks.assign(p.ks.begin() + first, p.ks.begin() + first + count);
+  part.k = std::accumulate(part.ks.begin(), part.ks.end(), std::int64_t(0));
+  part.num_groups = count;
+  part.a = p.a + k_before * p.m;
+  part.b = p.b + k_before * p.n;
+  part.sfa = p.sfa + k_before / detail::kScaleBlock * p.sfa_k_stride;
+  part.sfb = p.sfb + k_before / detail::kScaleBlock * p.sfb_k_stride;
+  part.d = static_cast<float*>(p.d) + first * p.d_group_stride;
+  part.c = p.c + first * p.c_group_stride;
+  part.ks_tensor = p.ks_tensor + first;
+  return part;
+}
+
+}  // namespace
+
 void gemm(const detail::GemmProblem& p, Stream stream) {
-  if (p.scaling == detail::Scaling::RowBlocks)
-    throw Error(ErrorKind::Unsupported, "fgemm: the FP8 1D1D recipe has no GPU kernel in this build");
+  const bool expert_blocks = p.layout == detail::GemmLayout::KGrouped && !p.a_mn_major;
+  if (expert_blocks && p.num_groups > std::int64_t(sm90::kExpertMapsPerLaunch)) {
+    // The per-expert tensor maps of one launch are its kernel parameters: launch once per so many experts.
+    for (std::int64_t first = 0; first < p.num_groups; first += sm90::kExpertMapsPerLaunch)
+      gemm(expert_range(p, first, std::min<std::int64_t>(sm90::kExpertMapsPerLaunch, p.num_groups - first)),
+           stream);
+    return;
+  }
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);
-  const std::optional<MatrixBox> sfa_box =
-      p.scaling == detail::Scaling::Block ? sfa_for_tma(p) : std::nullopt;
-  const Choice& choice = configuration_for(problem_size(p, sfa_box.has_value()), device);
+  const ScaleBoxes scales = scale_boxes(p);
+  const Choice& choice = configuration_for(problem_size(p, scales.by_tma()), device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] { return gemm_kernel_spec(config); });
-  GemmTensorMaps maps = tensor_maps(p, config, sfa_box);
+  GemmTensorMaps maps = tensor_maps(p, config, scales);
   sm90::GemmParams params = kernel_params(p);
-  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.d};
+  // The driver reads as many of these as the kernel has parameters: the per-expert maps only where it takes them.
+  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.sfb, &maps.d, &maps.experts};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
               jit::LaunchShape{{grid_of(config, kernel), 1, 1},

@@ -7,6 +7,7 @@
 #include "cuda/mma_instruction.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
+#include "fgemm/sm90/row_blocks_plan.cuh"
 
 namespace fgemm::cuda {
 
@@ -128,10 +129,24 @@ void add_split_k_variants(std::vector<KernelConfig>& configs, const ProblemSize&
 
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters, bool with_split_k) {
-  std::vector<KernelConfig> configs = problem.shape.scaling == detail::Scaling::Block
+  const detail::Scaling scaling = problem.shape.scaling;
+  std::vector<KernelConfig> configs = scaling == detail::Scaling::Block || scaling == detail::Scaling::RowBlocks
                                           ? fp8_candidates(problem, device, with_clusters)
                                           : no_scale_candidates(problem, device, with_clusters);
   if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
+  if (scaling == detail::Scaling::RowBlocks) {
+    // The 1D1D recipe's promotion keeps one partial accumulator beside the FP32 one (row_blocks_plan.cuh): at
+    // most 128 columns per warpgroup, and two math warpgroups (three have 152 registers each, which ptxas
+    // spilled). No split-K.
+    // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
+    const bool helper_copies_scales = !problem.shape.sfa_by_tma;
+    const auto too_many_registers = [&](const KernelConfig& c) {
+      return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 ||
+             (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160));
+    };
+    configs.erase(std::remove_if(configs.begin(), configs.end(), too_many_registers), configs.end());
+    return configs;
+  }
   // Split-K adds FP32 sums: INT8's exact sums, whose bits D int32 takes, never split.
   const bool exact_sums = problem.shape.ab_dtype == DType::I8 && problem.shape.scaling == detail::Scaling::None;
   if (with_split_k && !exact_sums) add_split_k_variants(configs, problem, device);
@@ -139,7 +154,8 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
 }
 
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
-  return config.block_scaled() ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
+  const bool fp8_recipe = config.block_scaled() || config.shape.scaling == detail::Scaling::RowBlocks;
+  return fp8_recipe ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
 }
 
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {

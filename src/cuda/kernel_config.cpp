@@ -1,6 +1,7 @@
 #include "cuda/kernel_config.hpp"
 
 #include "fgemm/sm90/block_scaled_plan.cuh"
+#include "fgemm/sm90/row_blocks_plan.cuh"
 
 namespace fgemm::cuda {
 
@@ -11,7 +12,10 @@ int KernelConfig::column_halves() const { return sm90::block_scaled::column_halv
 int KernelConfig::mma_n() const { return block_scaled() ? sm90::block_scaled::mma_n(*this) : warpgroup_n(); }
 
 int KernelConfig::smem_bytes() const {
-  return TileConfig::smem_bytes(block_scaled() ? sm90::block_scaled::stage_extra_bytes(*this) : 0);
+  const int stage_extra_bytes = block_scaled() ? sm90::block_scaled::stage_extra_bytes(*this)
+                                : shape.scaling == detail::Scaling::RowBlocks ? sm90::row_blocks::stage_extra_bytes(*this)
+                                                                              : 0;
+  return TileConfig::smem_bytes(stage_extra_bytes);
 }
 
 namespace {
@@ -24,7 +28,7 @@ const char* kind_name(const KernelShape& shape) {
       return shape.scaling == detail::Scaling::None      ? "int8_exact_"
              : shape.scaling == detail::Scaling::RowColumn ? "int8_rowcol_"
                                                            : "int8_block_";
-    default: return "";  // FP8, named as it always was
+    default: return shape.scaling == detail::Scaling::RowBlocks ? "1d1d_" : "";  // FP8 1D2D named as it always was
   }
 }
 
@@ -46,7 +50,8 @@ std::string KernelConfig::name() const {
   return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) +
          (shape.psum ? "_psum" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
          output_name(*this) + (shape.has_c ? "_c" : "") + bias_name(shape) +
-         (block_scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") + "_bm" +
+         (block_scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") +
+         (shape.scaling == detail::Scaling::RowBlocks && !shape.sfa_by_tma ? "_scale_rows" : "") + "_bm" +
          std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +
          std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
          (split_k > 1 ? "_sk" + std::to_string(split_k) : "");

@@ -19,11 +19,12 @@ struct KernelShape {
   std::int64_t k = 0;
   bool output_f32 = false;  // a 4-byte D: FP32, or INT32 (INT8's exact sums)
   bool has_c = false;
-  // sfa is MN-major with 16-byte aligned columns: the TMA thread loads it with A (the fast path); otherwise
-  // a warp of the producer copies it scale by scale.
+  // sfa (and, for the 1D1D recipe, sfb) is MN-major with 16-byte aligned columns: the TMA thread loads it with A
+  // (the fast path); otherwise a warp of the producer copies it scale by scale.
   bool sfa_by_tma = false;
   // The kind of GEMM: its input type (E4M3, BF16, F16 or I8) and how its scales apply (detail::Scaling: FP8
-  // Block, the 16-bit types None, INT8 any; INT8 None is D int32, the exact sums).
+  // Block or RowBlocks (1D1D), the 16-bit types None, INT8 Block, None or RowColumn; INT8 None is D int32, the
+  // exact sums).
   DType ab_dtype = DType::E4M3;
   bool a_mn_major = false;  // A stored [K, M]
   bool b_mn_major = false;  // B stored [K, N]
@@ -43,6 +44,8 @@ struct KernelConfig : sm90::TileConfig {
   // Whether the kind runs the block recipe (FP8 or INT8), which the next two describe
   // (kernels/fgemm/sm90/block_scaled_plan.cuh).
   bool block_scaled() const { return shape.scaling == detail::Scaling::Block; }
+  // The k-grouped layout with K-major operands (FP8): a tensor map per expert (ExpertTensorMaps).
+  bool expert_maps() const { return shape.layout == detail::GemmLayout::KGrouped && !shape.a_mn_major; }
   bool two_partials() const;
   int column_halves() const;
   // The N of each wgmma: FP8's plan says; unscaled kinds multiply a warpgroup's columns at once.

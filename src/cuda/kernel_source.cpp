@@ -79,6 +79,9 @@ struct MathPolicy {
 
 MathPolicy math_policy(const KernelConfig& config) {
   const KernelShape& shape = config.shape;
+  if (shape.scaling == detail::Scaling::RowBlocks)
+    return {std::string("fgemm::sm90::RowBlocksMath<Config, fgemm::sm90::Wgmma, ") + cpp_bool(shape.sfa_by_tma) + ">",
+            "math_row_blocks.cuh"};
   if (config.block_scaled())
     return {std::string("fgemm::sm90::BlockScaledMath<Config, fgemm::sm90::Wgmma, ") + cpp_bool(shape.sfa_by_tma) +
                 ">",
@@ -94,6 +97,8 @@ MathPolicy math_policy(const KernelConfig& config) {
 
 std::string gemm_kernel_source(const KernelConfig& config) {
   const MathPolicy math = math_policy(config);
+  const bool row_blocks = config.shape.scaling == detail::Scaling::RowBlocks;
+  const bool expert_maps = config.expert_maps();
   const bool scales_epilogue = config.shape.scaling == detail::Scaling::RowColumn || config.shape.has_bias;
   std::ostringstream out;
   out << "// " << config.name() << "\n"
@@ -122,8 +127,11 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_a,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_b,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_sfa,\n"
-      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_d) {\n"
-      << "  Kernel::run(params, &tmap_a, &tmap_b, &tmap_sfa, &tmap_d);\n"
+      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_sfb,\n"
+      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_d"
+      << (expert_maps ? ",\n    const __grid_constant__ fgemm::sm90::ExpertTensorMaps expert_maps" : "") << ") {\n"
+      << "  Kernel::run(params, &tmap_a, &tmap_b, {&tmap_sfa, " << (row_blocks ? "&tmap_sfb" : "nullptr")
+      << "}, &tmap_d, " << (expert_maps ? "&expert_maps" : "nullptr") << ");\n"
       << "}\n";
   return out.str();
 }

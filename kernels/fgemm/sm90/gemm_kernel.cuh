@@ -4,7 +4,7 @@
 //   - OperandA, OperandB: how A and B sit in a stage and how wgmma addresses them (operand_k_major.cuh,
 //              operand_mn_major.cuh);
 //   - Math:    what happens per K block (the MMAs through its Mma instruction, any scaling) and what else a
-//              stage holds (math_block_scaled.cuh, math_no_scale.cuh);
+//              stage holds (math_block_scaled.cuh, math_row_blocks.cuh, math_no_scale.cuh, math_int32_sums.cuh);
 //   - Transform: what the epilogue does to the accumulators before they are stored (epilogue_transform.cuh).
 // The skeleton owns the rest: the persistent scheduler, the TMA producer and its stage ring, the math
 // warpgroups' K loop and the epilogue's staging and stores.
@@ -64,23 +64,34 @@ struct GemmKernel {
 
   // The TMA thread of the producer warpgroup: streams the K blocks of A and B (and what the math policy loads
   // with them) of every tile through the stages.
+  //
+  // The k-grouped layout's operands are one matrix per expert: MN-major, rows of one [sum(ks), M] matrix (K
+  // counted from the first expert's); K-major (FP8), a matrix of its own per expert, whose tensor map
+  // `expert_maps` holds and whose K starts at the expert's first.
   __device__ __forceinline__ static void produce(Sched scheduler, uint32_t rank, const SharedMemory& smem,
                                                  const ptx::TensorMap* tmap_a, const ptx::TensorMap* tmap_b,
-                                                 const ptx::TensorMap* tmap_sfa) {
+                                                 const ScaleMaps& scale_maps, const ExpertTensorMaps* expert_maps) {
     constexpr bool kMasked = C::kLayout == Layout::Masked;
     // B is a stack of the experts' matrices in the M-grouped layouts; k-grouped operands are one matrix each.
     constexpr bool kGroupedB = C::kLayout != Layout::Normal && C::kLayout != Layout::KGrouped;
     fill_stages<C>(scheduler, smem.empty, [&](const Tile& tile, uint32_t group, uint32_t kb, uint32_t stage) {
       const int32_t m0 = tile.m_block * C::kBlockM, n0 = tile.n_block * C::kBlockN;
-      const int32_t k0 = kb * C::kBlockK;
+      int32_t k0 = kb * C::kBlockK;
+      const ptx::TensorMap* map_a = tmap_a;
+      const ptx::TensorMap* map_b = tmap_b;
+      if (expert_maps != nullptr) {
+        map_a = reinterpret_cast<const ptx::TensorMap*>(&expert_maps->a[group]);
+        map_b = reinterpret_cast<const ptx::TensorMap*>(&expert_maps->b[group]);
+        k0 -= tile.k_begin;
+      }
       const bool multicast = C::kMulticastSize > 1 && tile.multicast;
       uint64_t* full = &smem.full[stage];
       // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
       ptx::mbarrier_arrive_expect_tx(full, C::kSmemA + C::kSmemB + Math::kTmaExtraBytes);
-      Math::load_with_stage(smem.extra + stage * Math::kStageExtraBytes, tmap_sfa, full, m0, kb, group);
-      OperandA::template load<kMasked>(smem.a + stage * C::kSmemA, tmap_a, full, C::kSliceRowsA, C::kBlockM,
+      Math::load_with_stage(smem.extra + stage * Math::kStageExtraBytes, scale_maps, full, m0, n0, kb, group);
+      OperandA::template load<kMasked>(smem.a + stage * C::kSmemA, map_a, full, C::kSliceRowsA, C::kBlockM,
                                       multicast && C::kClusterN > 1, rank, k0, m0, group);
-      OperandB::template load<kGroupedB>(smem.b + stage * C::kSmemB, tmap_b, full, C::kSliceRowsB, C::kBlockN,
+      OperandB::template load<kGroupedB>(smem.b + stage * C::kSmemB, map_b, full, C::kSliceRowsB, C::kBlockN,
                                         multicast && C::kClusterM > 1, rank, k0, n0, group);
     });
   }
@@ -227,19 +238,25 @@ struct GemmKernel {
     if (threadIdx.x % 128 == 0) ptx::bulk_wait_group_all();
   }
 
+  // expert_maps: the k-grouped FP8 kernels' per-expert maps of A and B, null for every other kernel.
   __device__ __forceinline__ static void run(const GemmParams& params, const ptx::TensorMap* tmap_a,
-                                             const ptx::TensorMap* tmap_b, const ptx::TensorMap* tmap_sfa,
-                                             const ptx::TensorMap* tmap_d) {
+                                             const ptx::TensorMap* tmap_b, const ScaleMaps& scale_maps,
+                                             const ptx::TensorMap* tmap_d, const ExpertTensorMaps* expert_maps) {
     // The kernel has no static shared memory, and the dynamic one starts aligned.
     extern __shared__ __align__(1024) uint8_t smem_base[];
     if (ptx::smem_address(smem_base) % 1024 != 0) __trap();
     const SharedMemory smem(smem_base);
 
     if (threadIdx.x == kProducerThread) {
-      ptx::prefetch_tensor_map(tmap_a);
-      ptx::prefetch_tensor_map(tmap_b);
+      if (expert_maps == nullptr) {  // otherwise tmap_a and tmap_b are not read
+        ptx::prefetch_tensor_map(tmap_a);
+        ptx::prefetch_tensor_map(tmap_b);
+      }
       ptx::prefetch_tensor_map(tmap_d);
-      if constexpr (Math::kTmaExtraBytes > 0) ptx::prefetch_tensor_map(tmap_sfa);
+      if constexpr (Math::kTmaExtraBytes > 0) {
+        ptx::prefetch_tensor_map(scale_maps.sfa);
+        if (scale_maps.sfb != nullptr) ptx::prefetch_tensor_map(scale_maps.sfb);
+      }
       for (uint32_t s = 0; s < kNumStages; ++s) {
         // The TMA thread's arrival (with the bytes it expects), and the math policy's helper warp's.
         ptx::mbarrier_init(&smem.full[s], 1 + Math::kHelperArrivals);
@@ -270,7 +287,8 @@ struct GemmKernel {
     if (threadIdx.x / 128 == C::kNumMathWarpgroups) {
       // ---------------------------------------------------------------- the producer
       ptx::setmaxnreg_decrease<kProducerRegisters>();
-      if (threadIdx.x == kProducerThread) produce(scheduler, multicast_rank, smem, tmap_a, tmap_b, tmap_sfa);
+      if (threadIdx.x == kProducerThread)
+        produce(scheduler, multicast_rank, smem, tmap_a, tmap_b, scale_maps, expert_maps);
       if (threadIdx.x / 32 == kProducerThread / 32 + 1)
         Math::help_producer(params, scheduler, smem.extra, smem.full, smem.empty);
     } else {

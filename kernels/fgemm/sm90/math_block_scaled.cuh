@@ -60,14 +60,14 @@ struct BlockScaledMath {
 
   // The TMA thread, with the stage's A and B: sfa of the tile's rows for K block kb, where the TMA can load it.
   // Rows past the end of sfa read as zero: their rows of A are zero fill too, or are never stored.
-  __device__ __forceinline__ static void load_with_stage(uint8_t* stage_extra, const ptx::TensorMap* tmap_sfa,
-                                                         uint64_t* full, uint32_t m0, uint32_t kb, uint32_t group) {
+  __device__ __forceinline__ static void load_with_stage(uint8_t* stage_extra, const ScaleMaps& maps, uint64_t* full,
+                                                         uint32_t m0, uint32_t, uint32_t kb, uint32_t group) {
     if constexpr (kSfaByTma) {
       float* sfa_dst = reinterpret_cast<float*>(stage_extra);
       if constexpr (C::kLayout == Layout::Masked)
-        ptx::tma_load_3d(sfa_dst, tmap_sfa, full, m0, kb, group);
+        ptx::tma_load_3d(sfa_dst, maps.sfa, full, m0, kb, group);
       else
-        ptx::tma_load_2d(sfa_dst, tmap_sfa, full, m0, kb);
+        ptx::tma_load_2d(sfa_dst, maps.sfa, full, m0, kb);
     }
   }
 

@@ -22,7 +22,7 @@ struct Int32SumsMath {
   static constexpr uint32_t kStepPeriod = 1;
   static constexpr uint32_t kFragments = Sums::kFragments;
 
-  __device__ __forceinline__ static void load_with_stage(uint8_t*, const ptx::TensorMap*, uint64_t*, uint32_t,
+  __device__ __forceinline__ static void load_with_stage(uint8_t*, const ScaleMaps&, uint64_t*, uint32_t, uint32_t,
                                                          uint32_t, uint32_t) {}
   template <class Scheduler>
   __device__ __forceinline__ static void help_producer(const GemmParams&, Scheduler, uint8_t*, uint64_t*, uint64_t*) {}

@@ -21,7 +21,7 @@ struct NoScaleMath {
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
   static_assert(Mma::N == C::kWarpgroupN, "one wgmma spans the warpgroup's columns");
 
-  __device__ __forceinline__ static void load_with_stage(uint8_t*, const ptx::TensorMap*, uint64_t*, uint32_t,
+  __device__ __forceinline__ static void load_with_stage(uint8_t*, const ScaleMaps&, uint64_t*, uint32_t, uint32_t,
                                                          uint32_t, uint32_t) {}
   template <class Scheduler>
   __device__ __forceinline__ static void help_producer(const GemmParams&, Scheduler, uint8_t*, uint64_t*, uint64_t*) {}

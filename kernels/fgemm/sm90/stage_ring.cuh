@@ -16,6 +16,12 @@
 
 namespace fgemm::sm90 {
 
+// The tensor maps of the scales the per-K-block math may load with a stage (null where a kind has none).
+struct ScaleMaps {
+  const ptx::TensorMap* sfa;
+  const ptx::TensorMap* sfb;
+};
+
 // The parities of the stages' next uses where the number of K blocks of a tile is known only on the device:
 // bit s is stage s's. A tile of k_blocks blocks uses stage s k_blocks / kNumStages times, once more where
 // s < k_blocks % kNumStages.

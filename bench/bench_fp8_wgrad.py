@@ -1,0 +1,149 @@
+"""GPU benchmark of the FP8 weight-gradient GEMMs (recipe 1D1D: A and B both scaled per 1x128 block along K)
+against DeepGEMM's H100 figures, with cuBLASLt's unscaled FP8 GEMM (torch._scaled_mm with unit scales) measured
+side by side in the same run.
+
+    python bench/bench_fp8_wgrad.py [--json out.json] [--quick]
+
+Rows: the 1D1D rows of `fp8_normal` in python/fgemm/bench/shapes/precision_anchors.json (FP32 out accumulating
+onto C, and BF16 out), and its `fp8_k_grouped_contiguous` rows (D[g] = C[g] + A_g B_g^T, the experts' K as
+DeepGEMM's test draws them, each a multiple of 128). Columns (kernel time from the profiler, an 8 GB buffer
+zeroed before every call, medians, docs/PERFORMANCE.md):
+  fgemm     fgemm.fp8_gemm_nt(..., recipe=(1, 1, 128)) (FP32 rows: c is d, accumulation in place), or
+            fgemm.k_grouped_fp8_gemm_nt_contiguous (c is d)
+  cublaslt  torch._scaled_mm of the same FP8 operands with unit scales, BF16 out (no fine-grained scaling:
+            a speed-of-light reference)
+  deepgemm  DeepGEMM's figure from the anchors file (its own test on an H100)
+Before timing, fgemm's D is compared with a float64 reference of the dequantized operands (calc_diff); 1e-5 or
+more makes the exit status 1.
+"""
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import torch
+
+import fgemm
+from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_gpu import geomean  # noqa: E402
+
+ANCHORS = Path(fgemm.__file__).parent / "bench" / "shapes" / "precision_anchors.json"
+MAX_DIFF = 1e-5
+
+
+def quantized(rows, k, gen):
+    x = torch.randn(rows, k, generator=gen, device="cuda")
+    return fgemm.per_token_cast_to_fp8(x, mn_major_scales=True)
+
+
+def dequantized(codes, scales):
+    return codes.double() * scales.double().repeat_interleave(128, dim=-1)[..., :codes.size(-1)]
+
+
+def normal_row(row, flush, gen):
+    m, n, k = row["m"], row["n"], row["k"]
+    fp32 = row["out"] == "fp32"
+    a, b = quantized(m, k, gen), quantized(n, k, gen)
+    c = torch.randn(m, n, generator=gen, device="cuda")
+    d = c.clone() if fp32 else torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+
+    def run():
+        fgemm.fp8_gemm_nt(a, b, d, d if fp32 else None, recipe=(1, 1, 128))
+
+    run()
+    reference = dequantized(*a) @ dequantized(*b).T + (c.double() if fp32 else 0)
+    diff = fgemm.calc_diff(d.double(), reference)
+    one = torch.ones((), device="cuda")
+    unscaled = lambda: torch._scaled_mm(a[0], b[0].t(), one, one, out_dtype=torch.bfloat16)  # noqa: E731
+    t_fgemm, t_cublas = paired_times_us([run, unscaled], flush)
+    flops = 2 * m * n * k
+    return {"shape": f"{m}x{n}x{k} {row['out']}", "diff": diff, "fgemm_us": t_fgemm, "cublaslt_us": t_cublas,
+            "fgemm_tflops": flops / t_fgemm / 1e6, "deepgemm_tflops": row["deepgemm_tflops"],
+            "vs_deepgemm": flops / t_fgemm / 1e6 / row["deepgemm_tflops"], "vs_cublaslt": t_cublas / t_fgemm}
+
+
+def expert_ks(groups, k_sum, gen):
+    """Each expert's K, multiples of 128 summing to k_sum rounded to 128 (DeepGEMM's test draws them around the
+    mean)."""
+    blocks = k_sum // 128
+    weights = torch.rand(groups, generator=torch.Generator().manual_seed(groups)) + 0.5
+    ks = [int(w / weights.sum() * blocks) * 128 for w in weights]
+    ks[-1] += blocks * 128 - sum(ks)
+    return ks
+
+
+def k_grouped_row(row, flush, gen):
+    groups, m, n = row["groups"], row["m"], row["n"]
+    ks = expert_ks(groups, row["k_sum"], gen)
+    blocks_a, blocks_b, sfa, sfb, reference = [], [], [], [], []
+    for k in ks:
+        a, b = quantized(m, k, gen), quantized(n, k, gen)
+        blocks_a.append(a[0].flatten())
+        blocks_b.append(b[0].flatten())
+        sfa.append(a[1])
+        sfb.append(b[1])
+        reference.append(dequantized(*a) @ dequantized(*b).T)
+    a = (torch.cat(blocks_a), fgemm.get_mn_major_tma_aligned_tensor(torch.cat(sfa, dim=1)))
+    b = (torch.cat(blocks_b), fgemm.get_mn_major_tma_aligned_tensor(torch.cat(sfb, dim=1)))
+    c = torch.randn(groups, m, n, generator=gen, device="cuda")
+    d = c.clone()
+    ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
+
+    def run():
+        fgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, d)
+
+    run()
+    diff = fgemm.calc_diff(d.double(), torch.stack(reference) + c.double())
+    k_sum = sum(ks)
+    a_dense = torch.empty(m, k_sum, device="cuda").to(torch.float8_e4m3fn)
+    b_dense = torch.empty(n, k_sum, device="cuda").to(torch.float8_e4m3fn)
+    one = torch.ones((), device="cuda")
+    unscaled = lambda: torch._scaled_mm(a_dense, b_dense.t(), one, one, out_dtype=torch.bfloat16)  # noqa: E731
+    t_fgemm, t_cublas = paired_times_us([run, unscaled], flush)
+    flops = 2 * m * n * k_sum
+    return {"shape": f"{groups}x{m}x{n} K={k_sum}", "diff": diff, "fgemm_us": t_fgemm, "cublaslt_us": t_cublas,
+            "fgemm_tflops": flops / t_fgemm / 1e6, "deepgemm_tflops": row["deepgemm_tflops"],
+            "vs_deepgemm": flops / t_fgemm / 1e6 / row["deepgemm_tflops"], "vs_cublaslt": t_cublas / t_fgemm}
+
+
+def print_table(title, rows):
+    print(f"\n{title}\n| shape | fgemm µs | TFLOPS | DeepGEMM TFLOPS | × DeepGEMM | × cuBLASLt unscaled | calc_diff |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(f"| {r['shape']} | {r['fgemm_us']:.1f} | {r['fgemm_tflops']:.0f} | {r['deepgemm_tflops']} | "
+              f"{r['vs_deepgemm']:.2f} | {r['vs_cublaslt']:.2f} | {r['diff']:.1e} |")
+    print(f"geomean × DeepGEMM {geomean([r['vs_deepgemm'] for r in rows]):.3f}, lowest "
+          f"{min(r['vs_deepgemm'] for r in rows):.3f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", help="write the rows to this file")
+    parser.add_argument("--quick", action="store_true", help="the first two rows of each table")
+    args = parser.parse_args()
+    anchors = json.loads(ANCHORS.read_text())
+    normal = [r for r in anchors["fp8_normal"] if r["recipe"] == "1D1D"]
+    k_grouped = anchors["fp8_k_grouped_contiguous"]
+    if args.quick:
+        normal, k_grouped = normal[:2], k_grouped[:2]
+    flush = rested_flush_buffer()
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    results = {"normal": [normal_row(r, flush, gen) for r in normal],
+               "k_grouped": [k_grouped_row(r, flush, gen) for r in k_grouped],
+               "gpu": torch.cuda.get_device_name()}
+    for fp32 in (True, False):
+        print_table(f"1D1D, {'FP32 out accumulating in place' if fp32 else 'BF16 out'}",
+                    [r for r in results["normal"] if r["shape"].endswith("fp32") == fp32])
+    print_table("k-grouped 1D1D, FP32 accumulating in place", results["k_grouped"])
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    worst = max(r["diff"] for rows in (results["normal"], results["k_grouped"]) for r in rows)
+    return 1 if not math.isfinite(worst) or worst >= MAX_DIFF else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

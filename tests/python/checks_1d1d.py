@@ -1,0 +1,88 @@
+"""Checks of the FP8 weight-gradient GEMMs, recipe 1D1D (A and B both scaled per 1x128 block along K), shared by
+the CPU and GPU tests: random operands quantized with fgemm's quantizers, D poisoned with NaN before the call,
+and a float64 reference of the dequantized operands."""
+
+import torch
+
+import fgemm
+
+# calc_diff against float64 of the dequantized operands: the GPU promotes each K block exactly in FP32; the CPU
+# rounds each dequantized element to BF16 first (src/cpu/dequantize_row_blocks.hpp).
+TOLERANCE = {"cuda": 1e-5, "cpu": 2e-5}
+
+
+def quantize_rows(x: torch.Tensor, mn_major: bool):
+    """x [R, K] -> (codes, scales [R, ceil(K/128)]) per 1x128 block, scales MN-major (TMA-aligned) or row-major."""
+    return fgemm.per_token_cast_to_fp8(x, mn_major_scales=mn_major)
+
+
+def dequantize(codes: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    k = codes.size(-1)
+    return codes.double() * scales.double().repeat_interleave(128, dim=-1)[..., :k]
+
+
+def poisoned(shape, dtype, device):
+    return torch.full(shape, float("nan"), dtype=dtype, device=device)
+
+
+def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
+    """fp8_gemm_nt with sfb [N, ceil(K/128)]: c_mode None (no C), "c" (a separate C) or "d" (C is D)."""
+    generator = torch.Generator().manual_seed(seed)
+    a = torch.randn(m, k, generator=generator).to(device)
+    b = torch.randn(n, k, generator=generator).to(device) * 3
+    a8, sfa = quantize_rows(a, mn_major)
+    b8, sfb = quantize_rows(b, mn_major)
+    reference = dequantize(a8, sfa) @ dequantize(b8, sfb).T
+    c = None
+    if c_mode is None:
+        d = poisoned((m, n), out, device)
+    else:
+        c = torch.randn(m, n, generator=generator).to(device) * 16
+        reference = reference + c.double()
+        d = c if c_mode == "d" else poisoned((m, n), out, device)
+    fgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, c, recipe=(1, 1, 128))
+    assert not d.isnan().any(), (m, n, k, out)
+    diff = fgemm.calc_diff(d.double(), reference)
+    assert diff < TOLERANCE[device], (m, n, k, out, c_mode, mn_major, diff)
+
+
+def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
+    """The flat per-expert blocks of k_grouped_fp8_gemm_nt_contiguous and the float64 products A_g B_g^T."""
+    generator = torch.Generator().manual_seed(seed)
+    a_blocks, b_blocks, sfa_blocks, sfb_blocks, products = [], [], [], [], []
+    for k in ks:
+        if k == 0:
+            products.append(torch.zeros(m, n, dtype=torch.float64, device=device))
+            continue
+        a8, sfa = quantize_rows(torch.randn(m, k, generator=generator).to(device), mn_major)
+        b8, sfb = quantize_rows(torch.randn(n, k, generator=generator).to(device), mn_major)
+        a_blocks.append(a8.flatten())
+        b_blocks.append(b8.flatten())
+        sfa_blocks.append(sfa)
+        sfb_blocks.append(sfb)
+        products.append(dequantize(a8, sfa) @ dequantize(b8, sfb).T)
+    empty = torch.empty(0, dtype=torch.float8_e4m3fn, device=device)
+    a = torch.cat(a_blocks) if a_blocks else empty
+    b = torch.cat(b_blocks) if b_blocks else empty
+    sfa = torch.cat(sfa_blocks, dim=1) if sfa_blocks else torch.empty(m, 0, device=device)
+    sfb = torch.cat(sfb_blocks, dim=1) if sfb_blocks else torch.empty(n, 0, device=device)
+    if mn_major:  # the concatenation of MN-major blocks is row-major: make it MN-major again
+        sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+        sfb = fgemm.get_mn_major_tma_aligned_tensor(sfb)
+    return (a, sfa), (b, sfb), torch.stack(products)
+
+
+def check_k_grouped(ks, m, n, device, in_place=False, mn_major=True, seed=0):
+    a, b, products = k_grouped_operands(ks, m, n, device, mn_major, seed)
+    generator = torch.Generator().manual_seed(seed + 1)
+    c = (torch.randn(len(ks), m, n, generator=generator) * 16).to(device)
+    reference = products + c.double()
+    d = c if in_place else poisoned((len(ks), m, n), torch.float32, device)
+    ks_tensor = torch.tensor(ks, dtype=torch.int32, device=device)
+    fgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c)
+    assert not d.isnan().any(), (ks, m, n)
+    diff = fgemm.calc_diff(d.double(), reference)
+    assert diff < TOLERANCE[device], (ks, m, n, in_place, mn_major, diff)
+    for g, k in enumerate(ks):
+        if k == 0:  # an expert with no K gets C
+            assert torch.equal(d[g], c[g])

@@ -1,0 +1,74 @@
+"""The FP8 weight-gradient GEMMs (recipe 1D1D) on the GPU (checks_1d1d.py): fp8_gemm_nt with B scaled per 1x128
+block, every output, C separate and C as D, scales MN-major (loaded by the TMA) and row-major (copied by the
+producer's helper warp), M, N and K off the tiles' multiples; the k-grouped GEMM with empty experts, more
+experts than one launch's tensor maps, in place; and compute-sanitizer's memcheck and racecheck."""
+
+import pytest
+import torch
+
+from checks_1d1d import check_k_grouped, check_normal
+from sanitizer import assert_sanitizer_clean
+
+pytestmark = pytest.mark.gpu
+
+SHAPES = [(1, 16, 128), (127, 136, 400), (300, 1000, 784), (2112, 4096, 7168), (4097, 256, 2048)]
+
+
+@pytest.mark.parametrize("out", [torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("mn_major", [True, False])
+def test_normal(out, mn_major):
+    for m, n, k in SHAPES:
+        check_normal(m, n, k, out, "cuda", mn_major=mn_major, seed=m)
+
+
+@pytest.mark.parametrize("c_mode", ["c", "d"])
+@pytest.mark.parametrize("mn_major", [True, False])
+def test_normal_accumulates_onto_c(c_mode, mn_major):
+    for m, n, k in SHAPES:
+        check_normal(m, n, k, torch.float32, "cuda", c_mode=c_mode, mn_major=mn_major, seed=n)
+
+
+@pytest.mark.parametrize("ks,m,n", [
+    ([128], 64, 64),
+    ([128, 0, 384, 256], 72, 136),
+    ([0, 0, 0], 128, 128),
+    ([512, 1024, 128, 0, 2048, 256, 384, 640], 576, 1024),
+    ([128 * (g % 3) for g in range(40)], 200, 264),  # more experts than one launch's tensor maps
+])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_k_grouped(ks, m, n, in_place):
+    check_k_grouped(ks, m, n, "cuda", in_place=in_place, seed=len(ks))
+
+
+@pytest.mark.parametrize("mn_major", [True, False])
+def test_k_grouped_scale_layouts(mn_major):
+    check_k_grouped([256, 128, 0, 640], 256, 512, "cuda", mn_major=mn_major)
+
+
+def test_same_bits_every_call():
+    from checks_1d1d import quantize_rows
+    import fgemm
+
+    a8, sfa = quantize_rows(torch.randn(1000, 4096, device="cuda"), True)
+    b8, sfb = quantize_rows(torch.randn(2048, 4096, device="cuda"), True)
+    outputs = []
+    for _ in range(3):
+        d = torch.empty(1000, 2048, device="cuda")
+        fgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128))
+        outputs.append(d)
+    assert torch.equal(outputs[0], outputs[1]) and torch.equal(outputs[0], outputs[2])
+
+
+SANITIZED_PROGRAM = """
+import torch
+from checks_1d1d import check_k_grouped, check_normal
+check_normal(130, 264, 400, torch.bfloat16, "cuda")
+check_normal(130, 264, 400, torch.float32, "cuda", c_mode="d", mn_major=False)
+check_k_grouped([128, 0, 256], 72, 136, "cuda")
+check_k_grouped([128, 256], 64, 48, "cuda", in_place=True, mn_major=False)
+"""
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_sanitizer(tmp_path, tool):
+    assert_sanitizer_clean(SANITIZED_PROGRAM, tmp_path, tool)
