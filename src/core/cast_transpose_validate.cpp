@@ -1,12 +1,10 @@
 #include "core/cast_transpose_validate.hpp"
 
-#include <numeric>
 #include <string>
 
 #include "core/quantize_checks.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
-#include "fgemm/fgemm.hpp"
 
 namespace fgemm::detail {
 namespace {
@@ -87,16 +85,7 @@ CastTransposeProblem validate_grouped_cast_transpose(const TensorView& x, const 
   const Outputs out{x_fp8, sf, xt_fp8, sft};
   check_input_and_row_wise(check, x, out, "[sum(ks), H]");
   const std::int64_t rows = x.shape[0], cols = x.shape[1];
-  for (std::size_t g = 0; g < ks.size(); ++g)
-    if (ks[g] < 0 || ks[g] % kMAlignmentForContiguousLayout != 0)
-      check.fail(ErrorKind::InvalidValue, "ks",
-                 "expected counts that are non-negative multiples of " +
-                     std::to_string(kMAlignmentForContiguousLayout) + ", got ks[" + std::to_string(g) +
-                     "] = " + std::to_string(ks[g]));
-  const std::int64_t sum = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
-  if (sum != rows)
-    check.fail(ErrorKind::InvalidValue, "ks",
-               "sums to " + std::to_string(sum) + ", but x has " + std::to_string(rows) + " rows");
+  check.expert_counts(ks, rows, "x has");
   check.shape(xt_fp8, "xt_fp8", shape_only({rows * cols}),
               "[sum(ks) * H]: expert g's [H, ks[g]] block after those of the experts before it");
   check.shape(sft, "sft", shape_only({cols, rows / 128}), "[H, sum(ks)/128]");

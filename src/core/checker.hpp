@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "fgemm/error.hpp"
+#include "fgemm/fgemm.hpp"
 #include "fgemm/tensor.hpp"
 
 namespace fgemm::detail {
@@ -126,6 +129,20 @@ class Checker {
     present(t, arg);
     same_device(t, arg, device);
     contiguous_vector(t, arg);
+  }
+
+  // The host's counts of the experts' rows in a k-grouped layout: each a non-negative multiple of 128, adding up to
+  // the `rows` of the tensors named in `rows_of` ("x has", "a and b have").
+  void expert_counts(const std::vector<std::int64_t>& ks, std::int64_t rows, const char* rows_of) const {
+    for (std::size_t g = 0; g < ks.size(); ++g)
+      if (ks[g] < 0 || ks[g] % kMAlignmentForContiguousLayout != 0)
+        fail(ErrorKind::InvalidValue, "ks",
+             "expected counts that are non-negative multiples of " + std::to_string(kMAlignmentForContiguousLayout) +
+                 ", got ks[" + std::to_string(g) + "] = " + std::to_string(ks[g]));
+    const std::int64_t sum = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
+    if (sum != rows)
+      fail(ErrorKind::InvalidValue, "ks",
+           "sums to " + std::to_string(sum) + ", but " + rows_of + " " + std::to_string(rows) + " rows");
   }
 
   // N, B's rows or columns: at least one.

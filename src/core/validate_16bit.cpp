@@ -1,4 +1,3 @@
-#include <numeric>
 #include <string>
 
 #include "core/checker.hpp"
@@ -179,16 +178,7 @@ GemmProblem validate_k_grouped_16bit(const Gemm16Op& op, const TensorView& a, co
     check.fail(ErrorKind::InvalidValue, "ks",
                "expected one count per expert of d (" + std::to_string(groups) + "), got " +
                    std::to_string(ks.size()));
-  for (std::size_t g = 0; g < ks.size(); ++g)
-    if (ks[g] < 0 || ks[g] % kMAlignmentForContiguousLayout != 0)
-      check.fail(ErrorKind::InvalidValue, "ks",
-                 "expected counts that are non-negative multiples of " +
-                     std::to_string(kMAlignmentForContiguousLayout) + ", got ks[" + std::to_string(g) +
-                     "] = " + std::to_string(ks[g]));
-  const std::int64_t sum = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
-  if (sum != k)
-    check.fail(ErrorKind::InvalidValue, "ks",
-               "sums to " + std::to_string(sum) + ", but a and b have " + std::to_string(k) + " rows");
+  check.expert_counts(ks, k, "a and b have");
   check.index_vector(ks_tensor, "ks_tensor", groups, "[G], the experts' K on the device", a.device);
 
   GemmProblem p;
