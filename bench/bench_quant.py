@@ -8,7 +8,10 @@ same bytes, and the time of the torch-op chain (its kernels' durations, summed).
 per_token_cast_to_fp8 with row-major and with MN-major scales, per_block_cast_to_fp8 (M as N),
 get_mn_major_tma_aligned_tensor of the per-token scales, and the INT8 quantizers: per_token_cast_to_int8 (one
 scale per row, as per_channel_cast_to_int8), per_token_group_cast_to_int8 (groups of 128) and per_block_cast_to_int8,
-each against the torch chain of its reference arithmetic (tests/python/quantize_int8_reference.py).
+each against the torch chain of its reference arithmetic (tests/python/quantize_int8_reference.py). Then FP8
+training's cast-transpose at DeepSeek-V3's shapes (M tokens x K = 2048 or 7168, MN-major scales) and its grouped
+form over eight experts, against the chains of per_token_cast_to_fp8 of x and of each transpose; its bytes are x
+read once (BF16), both sets of codes and both sets of scales.
 
     python bench/bench_quant.py [--shapes quantize|FILE.json] [--json out.json]
 """
@@ -31,7 +34,18 @@ from fgemm.bench.peaks import gpu_copy_gbps
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
 import quantize_int8_reference as int8_reference  # noqa: E402
-from quantize_reference import assert_same_codes, assert_same_scales, deepgemm_per_token  # noqa: E402
+from quantize_reference import (  # noqa: E402
+    assert_same_codes,
+    assert_same_scales,
+    cast_transpose,
+    deepgemm_per_token,
+    grouped_cast_transpose,
+)
+
+# The cast-transpose's shapes: tokens x hidden sizes of DeepSeek-V3 (7168, and 2048 of an expert's intermediate).
+CAST_TRANSPOSE_SHAPES = [(m, k) for m in (4096, 16384) for k in (2048, 7168)]
+# Eight experts' token counts (multiples of 128, one empty), 16384 tokens in all.
+GROUPED_KS = [2048, 3072, 1024, 0, 4096, 2048, 1536, 2560]
 
 
 def torch_mn_major(sf):
@@ -48,17 +62,25 @@ def torch_per_token_mn_major(x):
 
 
 def same_bits(kernel_result, chain_result):
-    """Whether the kernel's result (codes and scales, or scales) has the bits of the chain's, NaN matching NaN."""
+    """Whether the kernel's result (codes and scales, pairs of them, or scales) has the bits of the chain's, NaN
+    matching NaN."""
     try:
         if isinstance(kernel_result, tuple):
-            int8 = kernel_result[0].dtype == torch.int8
-            (int8_reference.assert_same_codes if int8 else assert_same_codes)(kernel_result[0], chain_result[0])
-            assert_same_scales(kernel_result[1], chain_result[1])
+            for codes in range(0, len(kernel_result), 2):
+                int8 = kernel_result[codes].dtype == torch.int8
+                (int8_reference.assert_same_codes if int8 else assert_same_codes)(kernel_result[codes],
+                                                                                  chain_result[codes])
+                assert_same_scales(kernel_result[codes + 1], chain_result[codes + 1])
         else:
             assert_same_scales(kernel_result, chain_result)
     except AssertionError:
         return False
     return True
+
+
+def cast_transpose_bytes(m, k):
+    """The cast-transpose's traffic: x read once (BF16), the codes of x and of its transpose, both sets of scales."""
+    return m * k * 2 + 2 * m * k + 4 * (m * math.ceil(k / 128) + k * math.ceil(m / 128))
 
 
 def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
@@ -70,7 +92,7 @@ def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
     row = dict(kernel=name, m=m, k=k, bytes=bytes_moved, kernel_us=kernel_us, kernel_gbps=gbps,
                fraction_of_copy=gbps / copy_gbps, fraction_of_same_size_copy=gbps / same_size_copy_gbps,
                torch_chain_us=chain_us, speedup=chain_us / kernel_us, same_bits_as_chain=same)
-    print(f"{name:<20} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy "
+    print(f"{name:<22} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy "
           f"{100 * gbps / same_size_copy_gbps:5.1f}% of a same-size copy | torch chain {chain_us:9.2f} us  "
           f"x{chain_us / kernel_us:6.1f} | same bits: {same}", flush=True)
     return row
@@ -116,6 +138,16 @@ def main():
                             lambda: int8_reference.per_token_group(x), copy_gbps, flush))
         rows.append(measure("per_block_int8", m, k, block_bytes, lambda: fgemm.per_block_cast_to_int8(x),
                             lambda: int8_reference.per_block(x), copy_gbps, flush))
+    for m, k in CAST_TRANSPOSE_SHAPES:
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        rows.append(measure("cast_transpose", m, k, cast_transpose_bytes(m, k),
+                            lambda: fgemm.cast_transpose_to_fp8(x), lambda: cast_transpose(x), copy_gbps, flush))
+    for k in (2048, 7168):
+        m = sum(GROUPED_KS)
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        rows.append(measure("grouped_cast_transpose", m, k, cast_transpose_bytes(m, k),
+                            lambda: fgemm.grouped_cast_transpose_to_fp8(x, GROUPED_KS),
+                            lambda: grouped_cast_transpose(x, GROUPED_KS), copy_gbps, flush))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(device=torch.cuda.get_device_name(), copy_gbps=copy_gbps,
                                                    rows=rows), indent=1))

@@ -28,6 +28,9 @@
 // specified (E4M3 NaN is 0x7F or 0xFF).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "fgemm/fgemm.hpp"
 
 namespace fgemm {
@@ -43,6 +46,31 @@ void per_token_cast_to_fp8(const TensorView& x, const TensorView& x_fp8, const T
 // [G, ceil(N/128), ceil(K/128)]): one scale per 128 x 128 block. The same rules as per_token_cast_to_fp8.
 void per_block_cast_to_fp8(const TensorView& w, const TensorView& w_fp8, const TensorView& sf, bool use_ue8m0 = false,
                            Stream stream = nullptr);
+
+// FP8 training's cast-transpose: x [M, K], bfloat16 or float32, read once and quantized twice with 1 x 128 blocks:
+//   x_fp8 E4M3 [M, K] and sf float32 [M, ceil(K/128)]: the bits of per_token_cast_to_fp8(x);
+//   xt_fp8 E4M3 [K, M] and sft float32 [K, ceil(M/128)]: the bits of per_token_cast_to_fp8 of x's transpose, so
+//   that element (k, mb) of sft scales xt_fp8[k, 128 mb : 128 mb + 128], x's 128 x 1 block of rows 128 mb ..
+//   128 mb + 127 in column k.
+// x, x_fp8 and xt_fp8 are contiguous in their last dimension; sf and sft may have any strides, e.g. the MN-major,
+// TMA-aligned layout (strides (1, M rounded up to a multiple of 4) for sf, (1, K rounded up) for sft). Any M >= 0
+// and K >= 0; the blocks at the edges are partial. The outputs overlap neither x nor each other.
+void cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const TensorView& sf,
+                           const TensorView& xt_fp8, const TensorView& sft, bool use_ue8m0 = false,
+                           Stream stream = nullptr);
+
+// The cast-transpose of the experts' activations for their weight gradient (the operands of a K-grouped GEMM,
+// whose K is each expert's tokens): x [sum(ks), H], expert g owning the ks[g] rows after those of the experts
+// before it, s_g = ks[0] + ... + ks[g - 1]. Every ks[g] is a multiple of 128, possibly 0. Writes
+//   x_fp8 [sum(ks), H] and sf [sum(ks), ceil(H/128)]: as cast_transpose_to_fp8;
+//   xt_fp8 E4M3 flat [sum(ks) * H]: expert g's transposed codes, a row-major [H, ks[g]] block starting at element
+//   s_g * H, each row quantized per 1 x 128 block (the codes of per_token_cast_to_fp8 of the expert's x^T);
+//   sft float32 [H, sum(ks)/128]: the scales of cast_transpose_to_fp8's sft (expert boundaries fall on its blocks),
+//   expert g's in columns s_g / 128 .. (s_g + ks[g]) / 128 - 1.
+// The rules of cast_transpose_to_fp8 otherwise; xt_fp8 is contiguous.
+void grouped_cast_transpose_to_fp8(const TensorView& x, const std::vector<std::int64_t>& ks, const TensorView& x_fp8,
+                                   const TensorView& sf, const TensorView& xt_fp8, const TensorView& sft,
+                                   bool use_ue8m0 = false, Stream stream = nullptr);
 
 // Copies float32 scales sf [M, KB] (or [G, M, KB]) into `out` of the same shape and any layout, e.g. from
 // row-major into the MN-major, TMA-aligned layout. sf may have any non-negative strides; out's elements

@@ -1,5 +1,6 @@
 // The quantization kernels' parameter blocks, passed by value, and their launch geometry: declared once, for
-// NVRTC and for the host that fills and launches them (src/cuda/quantize.cpp, src/cuda/quantize_int8.cpp).
+// NVRTC and for the host that fills and launches them (src/cuda/quantize.cpp, src/cuda/quantize_int8.cpp,
+// src/cuda/cast_transpose.cpp).
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -55,6 +56,31 @@ struct QuantizeParams {
   Stack<uint8_t> q;        // codes, one byte each; column stride 1
   Stack<float> sf;         // one per row or per 128 rows, per block of columns (or per row alone: column 0)
   uint32_t rows;
+};
+
+// cast_transpose (cast_transpose.cuh): the transposed codes of a band of rows of x, rows [first_row, first_row +
+// rows): element (c, r) of x's transpose lies at qt + offset + c * row_stride + (r - first_row). The ungrouped
+// operation has one band, the grouped one a band per expert with rows; each band starts at a multiple of kBlock
+// rows, and every band but the last ends at one.
+struct TransposedBand {
+  uint32_t first_row;
+  uint32_t rows;
+  int64_t offset;
+  int64_t row_stride;
+};
+
+constexpr uint32_t kMaxBandsPerLaunch = 32;
+
+struct CastTransposeParams {
+  Stack<const uint8_t> x;  // [rows, K]: BF16 or FP32 elements, addressed as bytes; column stride 1
+  Stack<uint8_t> q;        // [rows, K] codes; column stride 1
+  Stack<float> sf;         // [rows, ceil(K / 128)]
+  Stack<float> sft;        // [K, ceil(rows / 128)]: the scales of the transpose
+  uint8_t* qt;             // the transposed codes, addressed through the bands
+  uint32_t rows;
+  uint32_t first_row_block;  // the launch's first block of kBlock rows
+  uint32_t bands;            // 1 .. kMaxBandsPerLaunch: those that the launch's row blocks fall in, in order
+  TransposedBand band[kMaxBandsPerLaunch];
 };
 
 struct ScaleCopyParams {

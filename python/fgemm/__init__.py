@@ -43,7 +43,12 @@ from .layout import (
 )
 from .matmul import auto_precision, matmul
 from .numeric import calc_diff
-from .quantize import per_block_cast_to_fp8, per_token_cast_to_fp8
+from .quantize import (
+    cast_transpose_to_fp8,
+    grouped_cast_transpose_to_fp8,
+    per_block_cast_to_fp8,
+    per_token_cast_to_fp8,
+)
 from .quantize_int8 import (
     per_block_cast_to_int8,
     per_channel_cast_to_int8,
@@ -113,4 +118,6 @@ __all__ = [
     "per_channel_cast_to_int8",
     "per_token_group_cast_to_int8",
     "per_block_cast_to_int8",
+    "cast_transpose_to_fp8",
+    "grouped_cast_transpose_to_fp8",
 ]

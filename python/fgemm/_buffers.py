@@ -30,15 +30,37 @@ def empty_mn_major_scales(lead: tuple, m: int, k_blocks: int, device) -> torch.T
     return storage.transpose(-1, -2)[..., :m, :]
 
 
+def _empty_scales(lead: tuple, m: int, k_blocks: int, mn_major: bool, device) -> torch.Tensor:
+    """An uninitialised float32 tensor [*lead, m, k_blocks], row-major or MN-major and TMA-aligned."""
+    if mn_major:
+        return empty_mn_major_scales(lead, m, k_blocks, device)
+    return torch.empty((*lead, m, k_blocks), dtype=torch.float32, device=device)
+
+
 def per_token_outputs(x: torch.Tensor, mn_major_scales: bool):
     """(x_fp8, sf) for per_token_cast_to_fp8 of x [..., M, K]: sf [..., M, ceil(K/128)], row-major or
     MN-major."""
     *lead, m, k = x.shape
-    k_blocks = ceil_div(k, BLOCK)
     x_fp8 = torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
-    if mn_major_scales:
-        return x_fp8, empty_mn_major_scales(tuple(lead), m, k_blocks, x.device)
-    return x_fp8, torch.empty((*lead, m, k_blocks), dtype=torch.float32, device=x.device)
+    return x_fp8, _empty_scales(tuple(lead), m, ceil_div(k, BLOCK), mn_major_scales, x.device)
+
+
+def cast_transpose_outputs(x: torch.Tensor, mn_major_scales: bool):
+    """(x_fp8, sf, xt_fp8, sft) for cast_transpose_to_fp8 of x [M, K]: those of per_token_cast_to_fp8 of x and of
+    its transpose, xt_fp8 [K, M] contiguous and sft [K, ceil(M/128)], the scales row-major or MN-major."""
+    m, k = x.shape
+    xt_fp8 = torch.empty((k, m), dtype=torch.float8_e4m3fn, device=x.device)
+    return (*per_token_outputs(x, mn_major_scales), xt_fp8,
+            _empty_scales((), k, ceil_div(m, BLOCK), mn_major_scales, x.device))
+
+
+def grouped_cast_transpose_outputs(x: torch.Tensor, mn_major_scales: bool):
+    """(x_fp8, sf, xt_fp8, sft) for grouped_cast_transpose_to_fp8 of x [sum(ks), H]: xt_fp8 flat [sum(ks) * H],
+    sft [H, sum(ks)/128], the scales row-major or MN-major."""
+    rows, h = x.shape
+    xt_fp8 = torch.empty(rows * h, dtype=torch.float8_e4m3fn, device=x.device)
+    return (*per_token_outputs(x, mn_major_scales), xt_fp8,
+            _empty_scales((), h, rows // BLOCK, mn_major_scales, x.device))
 
 
 def per_block_outputs(w: torch.Tensor):

@@ -11,7 +11,13 @@ from typing import List, Optional, Tuple
 import torch
 
 from . import _C
-from ._buffers import empty_mn_major_scales, per_block_outputs, per_token_outputs
+from ._buffers import (
+    cast_transpose_outputs,
+    empty_mn_major_scales,
+    grouped_cast_transpose_outputs,
+    per_block_outputs,
+    per_token_outputs,
+)
 
 Tensor = torch.Tensor
 
@@ -95,6 +101,21 @@ def quantize_per_block(w: Tensor, use_ue8m0: bool) -> Tuple[Tensor, Tensor]:
     return w_fp8, sf
 
 
+def cast_transpose(x: Tensor, use_ue8m0: bool, mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The kernel of cast_transpose_to_fp8, also called directly by an eager call."""
+    outputs = cast_transpose_outputs(x, mn_major_scales)
+    _C.cast_transpose_to_fp8(x, *outputs, use_ue8m0)
+    return outputs
+
+
+def grouped_cast_transpose(x: Tensor, ks: List[int], use_ue8m0: bool,
+                           mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The kernel of grouped_cast_transpose_to_fp8, also called directly by an eager call."""
+    outputs = grouped_cast_transpose_outputs(x, mn_major_scales)
+    _C.grouped_cast_transpose_to_fp8(x, ks, *outputs, use_ue8m0)
+    return outputs
+
+
 def copy_to_mn_major(sf: Tensor) -> Tensor:
     """The kernel of to_mn_major_tma_aligned: a copy of sf [..., M, KB] in the MN-major, TMA-aligned layout."""
     aligned = empty_mn_major_scales(tuple(sf.shape[:-2]), sf.shape[-2], sf.shape[-1], sf.device)
@@ -136,6 +157,27 @@ def _(w, use_ue8m0):
     return per_block_outputs(w)
 
 
+@torch.library.custom_op("fgemm::cast_transpose_to_fp8", mutates_args=())
+def cast_transpose_to_fp8(x: Tensor, use_ue8m0: bool, mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    return cast_transpose(x, use_ue8m0, mn_major_scales)
+
+
+@cast_transpose_to_fp8.register_fake
+def _(x, use_ue8m0, mn_major_scales):
+    return cast_transpose_outputs(x, mn_major_scales)
+
+
+@torch.library.custom_op("fgemm::grouped_cast_transpose_to_fp8", mutates_args=())
+def grouped_cast_transpose_to_fp8(x: Tensor, ks: List[int], use_ue8m0: bool,
+                                  mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    return grouped_cast_transpose(x, ks, use_ue8m0, mn_major_scales)
+
+
+@grouped_cast_transpose_to_fp8.register_fake
+def _(x, ks, use_ue8m0, mn_major_scales):
+    return grouped_cast_transpose_outputs(x, mn_major_scales)
+
+
 @torch.library.custom_op("fgemm::to_mn_major_tma_aligned", mutates_args=())
 def to_mn_major_tma_aligned(sf: Tensor) -> Tensor:
     return copy_to_mn_major(sf)
@@ -148,4 +190,6 @@ def _(sf):
 
 _register_constant_outputs(per_token_cast_to_fp8, num_inputs=3)
 _register_constant_outputs(per_block_cast_to_fp8, num_inputs=2)
+_register_constant_outputs(cast_transpose_to_fp8, num_inputs=3)
+_register_constant_outputs(grouped_cast_transpose_to_fp8, num_inputs=4)
 _register_constant_outputs(to_mn_major_tma_aligned, num_inputs=1)

@@ -8,11 +8,11 @@ CPU tensors by the CPU backend, with the same bits. The exact arithmetic, and wh
 is documented in include/fgemm/quantize.hpp.
 """
 
-from typing import Tuple
+from typing import Sequence, Tuple
 
 import torch
 
-from . import _ops
+from . import _arguments, _ops
 from ._buffers import BLOCK as _BLOCK
 from .eager import runs_eagerly
 # The input dtypes the kernels read; other floating-point inputs are converted to float32 first (exactly, for
@@ -20,12 +20,13 @@ from .eager import runs_eagerly
 _KERNEL_DTYPES = (torch.bfloat16, torch.float32)
 
 
-def _check_input(x, name: str, op: str) -> None:
+def _check_input(x, name: str, op: str, matrix_only: bool = False) -> None:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"fgemm.{op}: argument '{name}' expected a torch.Tensor, got {type(x).__name__}")
-    if x.dim() not in (2, 3) or not x.is_floating_point():
-        raise ValueError(f"fgemm.{op}: argument '{name}' expected a floating-point tensor of 2 or 3 dimensions, "
-                         f"got shape {list(x.shape)} of {x.dtype}")
+    dims = (2,) if matrix_only else (2, 3)
+    if x.dim() not in dims or not x.is_floating_point():
+        raise ValueError(f"fgemm.{op}: argument '{name}' expected a floating-point tensor of "
+                         f"{' or '.join(map(str, dims))} dimensions, got shape {list(x.shape)} of {x.dtype}")
 
 
 def _check_flag(value, name: str, op: str) -> None:
@@ -84,6 +85,52 @@ def per_block_cast_to_fp8(w: torch.Tensor, use_ue8m0: bool = False,
     if runs_eagerly(w):
         return _ops.quantize_per_block(w, use_ue8m0)
     return _ops.per_block_cast_to_fp8(w, use_ue8m0)
+
+
+def cast_transpose_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, *, mn_major_scales: bool = True
+                          ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """FP8 training's cast-transpose: x [M, K], any float dtype and layout, read once -> (x_fp8 [M, K],
+    sf [M, ceil(K/128)], xt_fp8 [K, M], sft [K, ceil(M/128)]), with the bits of per_token_cast_to_fp8(x) and of
+    per_token_cast_to_fp8(x.t()): x ~= x_fp8 * sf over each 1x128 block of a row, and x.t() ~= xt_fp8 * sft over
+    each 1x128 block of a row of the transpose (a 128x1 block of x). The codes are float8_e4m3fn and contiguous.
+
+    use_ue8m0: round each scale up to a power of two.
+    mn_major_scales: sf and sft in the MN-major, TMA-aligned layout of get_mn_major_tma_aligned_tensor (what the
+    GEMMs read), else row-major.
+    """
+    op = "cast_transpose_to_fp8"
+    _check_input(x, "x", op, matrix_only=True)
+    _check_flag(use_ue8m0, "use_ue8m0", op)
+    _check_flag(mn_major_scales, "mn_major_scales", op)
+    x = _kernel_input(x)
+    if runs_eagerly(x):
+        return _ops.cast_transpose(x, use_ue8m0, mn_major_scales)
+    return _ops.cast_transpose_to_fp8(x, use_ue8m0, mn_major_scales)
+
+
+def grouped_cast_transpose_to_fp8(x: torch.Tensor, ks: Sequence[int], use_ue8m0: bool = False, *,
+                                  mn_major_scales: bool = True
+                                  ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The cast-transpose of the experts' rows for their weight gradient (a K-grouped GEMM's operands): x
+    [sum(ks), H], expert g owning the ks[g] rows after those of the experts before it (s_g = sum(ks[:g])), every
+    ks[g] a multiple of 128, possibly 0 -> (x_fp8 [sum(ks), H], sf [sum(ks), ceil(H/128)], xt_flat
+    [sum(ks) * H], sft [H, sum(ks)/128]).
+
+    x_fp8 and sf are per_token_cast_to_fp8(x)'s. xt_flat holds expert g's transposed codes as a row-major
+    [H, ks[g]] block from element s_g * H: per_token_cast_to_fp8(x[s_g : s_g + ks[g]].t())'s codes. sft holds
+    their scales, expert g's in columns s_g / 128 onwards (the sft of cast_transpose_to_fp8(x)).
+
+    use_ue8m0, mn_major_scales: as cast_transpose_to_fp8's.
+    """
+    op = "grouped_cast_transpose_to_fp8"
+    _check_input(x, "x", op, matrix_only=True)
+    ks = _arguments.int_list(ks, op, "ks")
+    _check_flag(use_ue8m0, "use_ue8m0", op)
+    _check_flag(mn_major_scales, "mn_major_scales", op)
+    x = _kernel_input(x)
+    if runs_eagerly(x):
+        return _ops.grouped_cast_transpose(x, ks, use_ue8m0, mn_major_scales)
+    return _ops.grouped_cast_transpose_to_fp8(x, ks, use_ue8m0, mn_major_scales)
 
 
 def _pad_last_dims(x: torch.Tensor, rows_multiple: int) -> torch.Tensor:

@@ -1,5 +1,8 @@
 #include "quantize_bindings.hpp"
 
+#include <cstdint>
+#include <vector>
+
 #include "fgemm/quantize.hpp"
 #include "quantize_int8_bindings.hpp"
 #include "torch_tensor.hpp"
@@ -32,6 +35,38 @@ void quantize_py(Quantizer quantizer, const Names& names, nb::handle x, nb::hand
   quantizer(input, output, scales, use_ue8m0, stream);
 }
 
+// The four outputs of the cast-transpose quantizers, read as tensors.
+struct CastTransposeOutputs {
+  TensorView x_fp8, sf, xt_fp8, sft;
+};
+
+CastTransposeOutputs cast_transpose_outputs(const char* op, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8,
+                                            nb::handle sft) {
+  return {tensor_view(x_fp8, op, "x_fp8"), tensor_view(sf, op, "sf"), tensor_view(xt_fp8, op, "xt_fp8"),
+          tensor_view(sft, op, "sft")};
+}
+
+void cast_transpose_py(nb::handle x, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8, nb::handle sft,
+                       bool use_ue8m0) {
+  const char* op = "cast_transpose_to_fp8";
+  const TensorView input = tensor_view(x, op, "x");
+  const CastTransposeOutputs out = cast_transpose_outputs(op, x_fp8, sf, xt_fp8, sft);
+  const Stream stream = current_stream(input.device);
+  nb::gil_scoped_release released;
+  cast_transpose_to_fp8(input, out.x_fp8, out.sf, out.xt_fp8, out.sft, use_ue8m0, stream);
+}
+
+void grouped_cast_transpose_py(nb::handle x, nb::handle ks, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8,
+                               nb::handle sft, bool use_ue8m0) {
+  const char* op = "grouped_cast_transpose_to_fp8";
+  const TensorView input = tensor_view(x, op, "x");
+  const std::vector<std::int64_t> counts = int_list_argument(ks, op, "ks");
+  const CastTransposeOutputs out = cast_transpose_outputs(op, x_fp8, sf, xt_fp8, sft);
+  const Stream stream = current_stream(input.device);
+  nb::gil_scoped_release released;
+  grouped_cast_transpose_to_fp8(input, counts, out.x_fp8, out.sf, out.xt_fp8, out.sft, use_ue8m0, stream);
+}
+
 void copy_scales_py(nb::handle sf, nb::handle out) {
   const TensorView source = tensor_view(sf, "copy_scales", "sf");
   const TensorView destination = tensor_view(out, "copy_scales", "out");
@@ -59,6 +94,16 @@ void register_quantize_bindings(nb::module_& module) {
       "w"_a.none(), "w_fp8"_a.none(), "sf"_a.none(), "use_ue8m0"_a,
       "Quantizes w [N, K] (or [G, N, K]), bfloat16 or float32, into w_fp8 (float8_e4m3fn, the shape of w) and sf "
       "(float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.");
+  module.def("cast_transpose_to_fp8", &cast_transpose_py, "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(),
+             "xt_fp8"_a.none(), "sft"_a.none(), "use_ue8m0"_a,
+             "Quantizes x [M, K], bfloat16 or float32, read once, into x_fp8 (float8_e4m3fn [M, K]) and sf (float32 "
+             "[M, ceil(K/128)]) as per_token_cast_to_fp8(x), and into xt_fp8 (float8_e4m3fn [K, M]) and sft (float32 "
+             "[K, ceil(M/128)]) as per_token_cast_to_fp8(x.t()); sf and sft with any strides.");
+  module.def("grouped_cast_transpose_to_fp8", &grouped_cast_transpose_py, "x"_a.none(), "ks"_a.none(),
+             "x_fp8"_a.none(), "sf"_a.none(), "xt_fp8"_a.none(), "sft"_a.none(), "use_ue8m0"_a,
+             "Quantizes x [sum(ks), H] as cast_transpose_to_fp8, expert g owning the ks[g] rows (a multiple of 128, "
+             "possibly 0) after those of the experts before it: xt_fp8 is float8_e4m3fn [sum(ks) * H], expert g's "
+             "[H, ks[g]] block at element sum(ks[:g]) * H, and sft float32 [H, sum(ks)/128].");
   module.def("copy_scales", &copy_scales_py, "sf"_a.none(), "out"_a.none(),
              "Copies float32 scales sf [M, KB] (or [G, M, KB]) into out, of the same shape and any layout.");
   register_quantize_int8_bindings(module);

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "fgemm/error.hpp"
+#include "fgemm/fgemm.hpp"
 #include "fgemm/tensor.hpp"
 
 namespace fgemm::detail {
@@ -129,6 +131,32 @@ class Checker {
     contiguous_vector(t, arg);
   }
 
+  // The host's counts of the experts' rows in a k-grouped layout: each a non-negative multiple of 128, adding up to
+  // the `rows` of the tensors named in `rows_of` ("x has", "a and b have").
+  void expert_counts(const std::vector<std::int64_t>& ks, std::int64_t rows, const char* rows_of) const {
+    aligned_counts(ks);
+    const std::int64_t sum = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
+    if (sum != rows)
+      fail(ErrorKind::InvalidValue, "ks",
+           "sums to " + std::to_string(sum) + ", but " + rows_of + " " + std::to_string(rows) + " rows");
+  }
+
+  // ks: each a non-negative multiple of kMAlignmentForContiguousLayout (128).
+  void aligned_counts(const std::vector<std::int64_t>& ks) const {
+    for (std::size_t g = 0; g < ks.size(); ++g)
+      if (ks[g] < 0 || ks[g] % kMAlignmentForContiguousLayout != 0)
+        fail(ErrorKind::InvalidValue, "ks",
+             "expected counts that are non-negative multiples of " + std::to_string(kMAlignmentForContiguousLayout) +
+                 ", got ks[" + std::to_string(g) + "] = " + std::to_string(ks[g]));
+  }
+
+  // ks: one count per expert of d.
+  void count_per_expert(const std::vector<std::int64_t>& ks, std::int64_t groups) const {
+    if (static_cast<std::int64_t>(ks.size()) != groups)
+      fail(ErrorKind::InvalidValue, "ks",
+           "expected one count per expert of d (" + std::to_string(groups) + "), got " + std::to_string(ks.size()));
+  }
+
   // N, B's rows or columns: at least one.
   void at_least_one_column(std::int64_t n) const {
     if (n < 1) fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));
@@ -144,18 +172,6 @@ class Checker {
   }
 
   // C: FP32 of D's shape, on D's device, with the strides the TMA takes.
-  // ks: one count per expert, each a non-negative multiple of `alignment`.
-  void k_counts(const std::vector<std::int64_t>& ks, std::int64_t groups, std::int64_t alignment) const {
-    if (static_cast<std::int64_t>(ks.size()) != groups)
-      fail(ErrorKind::InvalidValue, "ks",
-           "expected one count per expert of d (" + std::to_string(groups) + "), got " + std::to_string(ks.size()));
-    for (std::size_t g = 0; g < ks.size(); ++g)
-      if (ks[g] < 0 || ks[g] % alignment != 0)
-        fail(ErrorKind::InvalidValue, "ks",
-             "expected counts that are non-negative multiples of " + std::to_string(alignment) + ", got ks[" +
-                 std::to_string(g) + "] = " + std::to_string(ks[g]));
-  }
-
   void accumulator_input(const std::optional<TensorView>& c, const TensorView& d) const {
     if (!c) return;
     dtype(*c, "c", DType::F32);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fgemm/tensor.hpp"
 
@@ -46,6 +47,41 @@ struct QuantizeProblem {
   std::int64_t col_blocks() const { return (cols + 127) / 128; }
   std::int64_t scale_rows() const { return block == ScaleBlock::Token ? rows : (rows + 127) / 128; }
   bool empty() const { return groups == 0 || rows == 0 || cols == 0; }
+};
+
+// The transposed codes of a band of x's rows, [first_row, first_row + rows): element (c, r) of x's transpose lies
+// `offset + c * row_stride + (r - first_row)` elements after the transposed codes' start.
+struct TransposedBand {
+  std::int64_t first_row = 0;
+  std::int64_t rows = 0;
+  std::int64_t offset = 0;
+  std::int64_t row_stride = 0;
+};
+
+// A validated cast_transpose_to_fp8 or grouped_cast_transpose_to_fp8: x [rows, cols] quantized per 1 x 128 block
+// of its rows into q and sf (as per_token_cast_to_fp8), and its transpose per 1 x 128 block of the transpose's
+// rows into qt and sft (as per_token_cast_to_fp8 of x's transpose).
+struct CastTransposeProblem {
+  bool grouped = false;  // grouped_cast_transpose_to_fp8
+  Device device{};
+  DType input = DType::BF16;  // BF16 or F32
+  bool use_ue8m0 = false;
+  std::int64_t rows = 0;  // M, or the experts' rows together
+  std::int64_t cols = 0;  // K, or H
+
+  StridedStack<const void> x;    // column stride 1
+  StridedStack<std::uint8_t> q;  // E4M3 codes, the shape of x, column stride 1
+  StridedStack<float> sf;        // [rows, ceil(cols/128)]
+  std::uint8_t* qt = nullptr;    // the transposed codes, placed by the bands
+  // In order of rows, together covering them all: one for the ungrouped operation (xt_fp8 [cols, rows]), one per
+  // expert with rows for the grouped one (each a [cols, its rows] block of the flat output, at a multiple of 128
+  // rows).
+  std::vector<TransposedBand> bands;
+  StridedStack<float> sft;  // [cols, ceil(rows/128)]: element (c, b) scales qt's row c, x's rows 128 b .. +127
+
+  std::int64_t row_blocks() const { return (rows + 127) / 128; }
+  std::int64_t col_blocks() const { return (cols + 127) / 128; }
+  bool empty() const { return rows == 0 || cols == 0; }
 };
 
 // A copy of FP32 scales [groups, rows, cols] from one layout into another.

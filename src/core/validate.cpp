@@ -187,7 +187,8 @@ GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, c
   const std::int64_t groups = d.shape[0], m = d.shape[1], n = d.shape[2];
   if (groups < 1) check.fail(ErrorKind::InvalidValue, "d", "needs at least one group (G >= 1)");
   check.at_least_one_column(n);
-  check.k_counts(ks, groups, kScaleBlock);
+  check.count_per_expert(ks, groups);
+  check.aligned_counts(ks);
   const std::int64_t k = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
   if (a.shape[0] != k * m || b.shape[0] != k * n)
     check.fail(ErrorKind::InvalidValue, "ks",

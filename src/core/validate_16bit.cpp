@@ -1,4 +1,3 @@
-#include <numeric>
 #include <string>
 
 #include "core/checker.hpp"
@@ -175,11 +174,8 @@ GemmProblem validate_k_grouped_16bit(const Gemm16Op& op, const TensorView& a, co
   check_operands(check, op.dtype, a, {"a", true, "[sum(ks), M]", nullptr}, b, {"b", true, "[sum(ks), N]", nullptr},
                  d, true);
   check.accumulator_input(c, d);
-  check.k_counts(ks, groups, kMAlignmentForContiguousLayout);
-  const std::int64_t sum = std::accumulate(ks.begin(), ks.end(), std::int64_t(0));
-  if (sum != k)
-    check.fail(ErrorKind::InvalidValue, "ks",
-               "sums to " + std::to_string(sum) + ", but a and b have " + std::to_string(k) + " rows");
+  check.count_per_expert(ks, groups);
+  check.expert_counts(ks, k, "a and b have");
   check.index_vector(ks_tensor, "ks_tensor", groups, "[G], the experts' K on the device", a.device);
 
   GemmProblem p;

@@ -15,11 +15,6 @@ constexpr float kAmaxFloor = 1e-4f;
 constexpr float kE4m3Max = 448.0f;
 constexpr float kInverseE4m3Max = 1.0f / 448.0f;  // fl(1/448): the FP32 nearest
 
-struct Scale {
-  float scale;    // what is stored: x ~= q * scale
-  float inverse;  // what x is multiplied by before the conversion
-};
-
 // 2^ceil(log2(s)) for a positive normal s, exactly: s itself when it is a power of two, else the next one.
 // Infinity and NaN stay as they are.
 float power_of_two_at_least(float s) {
@@ -30,16 +25,6 @@ float power_of_two_at_least(float s) {
   bits = (exponent + 1) << 23;
   std::memcpy(&s, &bits, sizeof s);
   return s;
-}
-
-Scale scale_of(float block_amax, bool use_ue8m0) {
-  const float amax = std::isnan(block_amax) ? block_amax : std::max(block_amax, kAmaxFloor);
-  const float scale = amax * kInverseE4m3Max;
-  if (use_ue8m0) {
-    const float rounded = power_of_two_at_least(scale);
-    return {rounded, 1.0f / rounded};
-  }
-  return {scale, (1.0f / amax) * kE4m3Max};
 }
 
 // One scaling block: rows [row, row + rows) and columns [col, col + cols) of one group.
@@ -67,7 +52,7 @@ float tile_amax(const detail::QuantizeProblem& p, const Tile& t) {
 }
 
 void quantize_tile(const detail::QuantizeProblem& p, const Tile& t) {
-  const Scale s = scale_of(tile_amax(p, t), p.use_ue8m0);
+  const E4m3Scale s = e4m3_scale_of(tile_amax(p, t), p.use_ue8m0);
   for (std::int64_t r = 0; r < t.rows; ++r)
     for (std::int64_t c = 0; c < t.cols; ++c)
       p.q.data[p.q.offset(t.group, t.row + r, t.col + c)] = e4m3_from_float(input_at(p, t, r, c) * s.inverse);
@@ -76,6 +61,16 @@ void quantize_tile(const detail::QuantizeProblem& p, const Tile& t) {
 }
 
 }  // namespace
+
+E4m3Scale e4m3_scale_of(float block_amax, bool use_ue8m0) {
+  const float amax = std::isnan(block_amax) ? block_amax : std::max(block_amax, kAmaxFloor);
+  const float scale = amax * kInverseE4m3Max;
+  if (use_ue8m0) {
+    const float rounded = power_of_two_at_least(scale);
+    return {rounded, 1.0f / rounded};
+  }
+  return {scale, (1.0f / amax) * kE4m3Max};
+}
 
 std::uint8_t e4m3_from_float(float value) {
   std::uint32_t bits;

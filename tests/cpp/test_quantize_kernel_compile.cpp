@@ -1,7 +1,8 @@
-// NVRTC compiles, for sm_90a and without a GPU, the quantization kernels (FP8 and INT8) for a sample of
-// specialisations, and ptxas reports no spills and no local memory.
+// NVRTC compiles, for sm_90a and without a GPU, the quantization kernels (FP8, INT8 and the cast-transpose) for a
+// sample of specialisations, and ptxas reports no spills and no local memory.
 #include <gtest/gtest.h>
 
+#include "cuda/cast_transpose.hpp"
 #include "cuda/quantize.hpp"
 #include "cuda/quantize_int8.hpp"
 #include "fgemm/quantize_params.cuh"
@@ -29,6 +30,29 @@ TEST(QuantizeKernelCompile, SampleOfSpecialisations) {
   };
   for (const QuantizeKernel& kernel : kernels)
     expect_compiles_without_spills(quantize_kernel_spec(kernel), kernel.name());
+}
+
+// Both input types, both scales, and every combination of the access widths of x and of the transposed codes.
+TEST(QuantizeKernelCompile, CastTransposeSampleOfSpecialisations) {
+  const CastTransposeKernel kernels[] = {
+      {DType::BF16, 7168, false, true, true},  {DType::BF16, 2048, true, true, true},
+      {DType::F32, 7168, false, true, true},   {DType::F32, 2048, true, true, false},
+      {DType::BF16, 130, false, false, true},  {DType::F32, 100, true, false, false},
+      {DType::BF16, 1, false, false, false},   {DType::BF16, 16, true, true, false},
+  };
+  for (const CastTransposeKernel& kernel : kernels)
+    expect_compiles_without_spills(cast_transpose_kernel_spec(kernel), kernel.name());
+}
+
+TEST(QuantizeKernelCompile, CastTransposeNamesTellTheSpecialisationsApart) {
+  const CastTransposeKernel base{DType::BF16, 7168, false, true, true};
+  CastTransposeKernel other[] = {base, base, base, base, base};
+  other[0].input = DType::F32;
+  other[1].cols = 7040;
+  other[2].use_ue8m0 = true;
+  other[3].vectorized = false;
+  other[4].transposed_vectorized = false;
+  for (const CastTransposeKernel& kernel : other) EXPECT_NE(kernel.name(), base.name()) << kernel.name();
 }
 
 TEST(QuantizeKernelCompile, CopyScales) { expect_compiles_without_spills(copy_scales_kernel_spec(), "copy_scales"); }

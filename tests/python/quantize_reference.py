@@ -50,6 +50,24 @@ def per_block(w, use_ue8m0=False):
     return codes, scale.squeeze(-1).squeeze(-2)
 
 
+def cast_transpose(x, use_ue8m0=False):
+    """(codes, scales, transposed codes, transposed scales) of x [M, K]: per_token of x and of its transpose."""
+    return (*per_token(x, use_ue8m0), *per_token(x.t(), use_ue8m0))
+
+
+def grouped_cast_transpose(x, ks, use_ue8m0=False):
+    """(codes, scales, flat transposed codes, transposed scales) of x [sum(ks), H]: per_token of x, then of each
+    expert's rows transposed, its [H, ks[g]] codes flattened one expert after another and its [H, ks[g] / 128]
+    scales side by side."""
+    starts = [sum(ks[:g]) for g in range(len(ks))]
+    experts = [per_token(x[start : start + k].t(), use_ue8m0) for start, k in zip(starts, ks)]
+    h = x.shape[1]
+    codes = [c.reshape(-1) for c, _ in experts] or [torch.empty(0, dtype=torch.float8_e4m3fn, device=x.device)]
+    scales = [s for _, s in experts] or [torch.empty(h, 0, device=x.device)]
+    return (*per_token(x, use_ue8m0), torch.cat([c.view(torch.uint8) for c in codes]).view(torch.float8_e4m3fn),
+            torch.cat(scales, dim=1))
+
+
 def deepgemm_per_token(x):
     """DeepGEMM's reference quantizer, written as it writes it: on CUDA tensors, torch evaluates it with the
     same roundings as fgemm's (448.0 / amax is a reciprocal times 448, amax / 448.0 a product with fl(1/448))."""

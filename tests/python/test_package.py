@@ -6,6 +6,7 @@ import fgemm
 
 DEEPGEMM_NAMES = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked",
+    "k_grouped_fp8_gemm_nt_contiguous",
     "gemm_fp8_fp8_bf16_nt", "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked",
     "set_num_sms", "get_num_sms", "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor",
     "get_col_major_tma_aligned_tensor", "get_m_alignment_for_contiguous_layout", "get_mk_alignment_for_contiguous_layout",
@@ -19,7 +20,8 @@ DEEPGEMM_NAMES = [
 
 FGEMM_NAMES = ["matmul", "auto_precision", "is_supported", "warmup", "WarmedKernel", "int8_gemm_nt",
                "m_grouped_int8_gemm_nt_contiguous", "m_grouped_int8_gemm_nt_masked", "per_token_cast_to_int8",
-               "per_channel_cast_to_int8", "per_token_group_cast_to_int8", "per_block_cast_to_int8"]
+               "per_channel_cast_to_int8", "per_token_group_cast_to_int8", "per_block_cast_to_int8",
+               "cast_transpose_to_fp8", "grouped_cast_transpose_to_fp8"]
 
 
 def test_deepgemm_names_and_fgemms_own_are_exported():

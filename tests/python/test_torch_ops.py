@@ -255,3 +255,50 @@ def test_compiled_grouped_gemms_write_d_as_eager():
     assert torch.equal(torch.compile(grouped, fullgraph=True)(*compiled_args), expected)
     for compiled_d, eager_d in ((compiled_args[4], eager_args[4]), (compiled_args[6], eager_args[6])):
         assert torch.equal(compiled_d, eager_d)
+
+
+# ---- the cast-transpose quantizers ----------------------------------------------------------------------
+
+CAST_TRANSPOSE_KS = [128, 0, 256]
+
+
+@pytest.mark.parametrize("mn_major_scales", [False, True])
+def test_opcheck_cast_transpose(mn_major_scales):
+    x = torch.randn(200, 300, generator=gen())
+    torch.library.opcheck(torch.ops.fgemm.cast_transpose_to_fp8, (x, True, mn_major_scales),
+                          test_utils=WITHOUT_SCHEMA)
+    grouped_x = torch.randn(384, 100, generator=gen())
+    torch.library.opcheck(torch.ops.fgemm.grouped_cast_transpose_to_fp8,
+                          (grouped_x, CAST_TRANSPOSE_KS, False, mn_major_scales), test_utils=WITHOUT_SCHEMA)
+
+
+@pytest.mark.parametrize("mn_major_scales", [False, True])
+def test_cast_transpose_on_fake_and_meta_tensors_gives_the_eager_shapes(mn_major_scales):
+    x = torch.randn(384, 100)
+
+    def both(x):
+        return (fgemm.cast_transpose_to_fp8(x, mn_major_scales=mn_major_scales)
+                + fgemm.grouped_cast_transpose_to_fp8(x, CAST_TRANSPOSE_KS, mn_major_scales=mn_major_scales))
+
+    expected = [(t.shape, t.stride(), t.dtype) for t in both(x)]
+    with FakeTensorMode() as mode:
+        fake = both(mode.from_tensor(x))
+    meta = both(x.to("meta"))
+    for outputs in (fake, meta):
+        assert [(t.shape, t.stride(), t.dtype) for t in outputs] == expected
+    assert all(t.is_meta for t in meta)
+
+
+def test_compiled_cast_transpose_is_bit_identical_to_eager():
+    torch._dynamo.reset()
+
+    def quantize_both_ways(x):
+        x_fp8, sf, xt_fp8, sft = fgemm.cast_transpose_to_fp8(x)
+        _, _, flat, grouped_sft = fgemm.grouped_cast_transpose_to_fp8(x, [128, 256])
+        return [t.view(torch.uint8) if t.dtype == FP8 else t for t in (x_fp8, sf, xt_fp8, sft, flat, grouped_sft)]
+
+    x = torch.randn(384, 200, generator=gen(), requires_grad=True)
+    eager = quantize_both_ways(x)
+    compiled = torch.compile(quantize_both_ways, fullgraph=True)(x)
+    assert all(torch.equal(a, b) for a, b in zip(compiled, eager))
+    assert not any(t.requires_grad for t in compiled)
