@@ -1,5 +1,5 @@
 """fgemm.nn's FP8 layers against the same layers in BF16 autograd: outputs and gradients at odd shapes, the
-accumulation into main_grad, the training curve of a small MLP, and the errors.
+accumulation into main_grad, training curves of a small MLP and a small mixture of experts, and the errors.
 Every test runs on the CPU; its "cuda" variant (marked gpu) on a GPU."""
 
 import pytest
@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import fgemm
-from fgemm.nn import Linear
+from fgemm.nn import GroupedLinear, Linear
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 # calc_diff of an FP8 layer's output or gradient against BF16: about 7e-4 from the E4M3 rounding of two operands.
@@ -31,6 +31,19 @@ def torch_linear_copy(layer):
                                 device=layer.weight.device, dtype=layer.weight.dtype)
     reference.load_state_dict(layer.state_dict())
     return reference
+
+
+class BF16GroupedLinear(torch.nn.Module):
+    """The reference of GroupedLinear: a loop over the experts of F.linear, in the parameters' dtype."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.weight = torch.nn.Parameter(layer.weight.detach().clone())
+        self.bias = None if layer.bias is None else torch.nn.Parameter(layer.bias.detach().clone())
+
+    def forward(self, x, m_splits):
+        return torch.cat([F.linear(tokens, self.weight[g], None if self.bias is None else self.bias[g])
+                          for g, tokens in enumerate(x.split(m_splits))])
 
 
 @pytest.fixture(autouse=True)
@@ -133,9 +146,73 @@ def test_linear_computes_only_the_gradients_asked_for():
         assert layer(x).shape == (10, OUT_FEATURES)
 
 
+# ---- GroupedLinear against a loop over the experts ----
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("m_splits", [[100, 0, 300, 1], [1, 0, 0, 0], [128, 256, 0, 130]],
+                         ids=["odd", "one-token", "aligned"])
+def test_grouped_linear_output_and_gradients_match_a_loop_over_experts(device, bias, m_splits):
+    torch.manual_seed(6)
+    layer = GroupedLinear(len(m_splits), IN_FEATURES, OUT_FEATURES, bias=bias, device=device)
+    reference = BF16GroupedLinear(layer)
+    tokens = sum(m_splits)
+    x = torch.randn(tokens, IN_FEATURES, dtype=torch.bfloat16, device=device, requires_grad=True)
+    x_reference = leaf(x)
+    dy = torch.randn(tokens, OUT_FEATURES, dtype=torch.bfloat16, device=device)
+    y, y_reference = layer(x, m_splits), reference(x_reference, m_splits)
+    y.backward(dy)
+    y_reference.backward(dy)
+    assert_close(y, y_reference)
+    assert_close(x.grad, x_reference.grad)
+    assert_close(layer.weight.grad, reference.weight.grad)
+    for expert, count in enumerate(m_splits):
+        if count == 0:  # an expert with no tokens gets a zero gradient
+            assert not layer.weight.grad[expert].any()
+        else:
+            assert_close(layer.weight.grad[expert], reference.weight.grad[expert])
+    if bias:
+        assert_close(layer.bias.grad, reference.bias.grad)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_grouped_linear_accumulates_the_weight_gradient_into_main_grad(device):
+    torch.manual_seed(7)
+    layer = GroupedLinear(3, IN_FEATURES, OUT_FEATURES, device=device, fuse_wgrad_accumulation=True)
+    reference = BF16GroupedLinear(layer)
+    layer.weight.main_grad = torch.zeros(layer.weight.shape, dtype=torch.float32, device=device)
+    expected = torch.zeros_like(layer.weight.main_grad)
+    for m_splits in ([50, 0, 140], [3, 200, 0]):
+        x = torch.randn(sum(m_splits), IN_FEATURES, dtype=torch.bfloat16, device=device)
+        dy = torch.randn(sum(m_splits), OUT_FEATURES, dtype=torch.bfloat16, device=device)
+        layer(x, m_splits).backward(dy)
+        reference.weight.grad = None
+        reference(x, m_splits).backward(dy)
+        expected += reference.weight.grad.float()
+    assert layer.weight.grad is None
+    assert_close(layer.weight.main_grad, expected)
+
+
+def test_grouped_linear_takes_a_batch_without_tokens():
+    layer = GroupedLinear(2, IN_FEATURES, OUT_FEATURES)
+    x = torch.empty(0, IN_FEATURES, dtype=torch.bfloat16, requires_grad=True)
+    y = layer(x, [0, 0])
+    y.sum().backward()
+    assert y.shape == (0, OUT_FEATURES) and x.grad.shape == x.shape and not layer.weight.grad.any()
+
+
+def test_grouped_linear_initialises_each_expert_as_torch_linear():
+    torch.manual_seed(8)
+    layer = GroupedLinear(2, IN_FEATURES, OUT_FEATURES, bias=True)
+    torch.manual_seed(8)
+    for expert in range(2):
+        reference = torch.nn.Linear(IN_FEATURES, OUT_FEATURES, dtype=torch.bfloat16)
+        assert torch.equal(layer.weight[expert], reference.weight) and torch.equal(layer.bias[expert], reference.bias)
+
+
 # ---- Training: the FP8 loss curve against the BF16 one ----
 
-STEPS, BATCH, WIDTH, HIDDEN = 300, 128, 64, 128
+STEPS, BATCH, WIDTH, HIDDEN, EXPERTS = 300, 128, 64, 128, 4
 
 
 def regression_data(device):
@@ -185,6 +262,35 @@ def test_mlp_trains_as_in_bf16(device):
     assert_same_training_curve(train(mlp(Linear, device), device), train(mlp(torch.nn.Linear, device), device))
 
 
+class MoE(torch.nn.Module):
+    """A top-1 mixture of experts: a BF16 router picks each token's expert, whose up and down projections
+    (GroupedLinear, or the reference) run on the tokens sorted by expert; the output is scaled by the router's
+    probability, through which the router learns."""
+
+    def __init__(self, grouped_linear, device):
+        super().__init__()
+        torch.manual_seed(13)
+        self.router = torch.nn.Linear(WIDTH, EXPERTS, device=device, dtype=torch.bfloat16)
+        self.up = GroupedLinear(EXPERTS, WIDTH, HIDDEN, device=device)
+        self.down = GroupedLinear(EXPERTS, HIDDEN, WIDTH, device=device)
+        if grouped_linear is not GroupedLinear:
+            self.up, self.down = grouped_linear(self.up), grouped_linear(self.down)
+
+    def forward(self, x):
+        probability, expert = self.router(x).float().softmax(-1).max(-1)
+        order = expert.argsort(stable=True)
+        m_splits = torch.bincount(expert, minlength=EXPERTS).tolist()
+        sorted_y = self.down(F.gelu(self.up(x[order], m_splits)), m_splits)
+        y = torch.empty_like(sorted_y).index_copy(0, order, sorted_y)
+        return y * probability.unsqueeze(-1).to(y.dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mixture_of_experts_trains_as_in_bf16(device):
+    assert_same_training_curve(train(MoE(GroupedLinear, device), device),
+                               train(MoE(BF16GroupedLinear, device), device))
+
+
 # ---- Errors ----
 
 @pytest.mark.parametrize("make, error, match", [
@@ -193,6 +299,8 @@ def test_mlp_trains_as_in_bf16(device):
     (lambda: Linear(64.0, 64), TypeError, "'in_features' expected an int"),
     (lambda: Linear(64, 64, dtype=torch.float16), TypeError, "'dtype' must be torch.bfloat16 or torch.float32"),
     (lambda: Linear(64, 64, bias=1), TypeError, "'bias' expected a bool"),
+    (lambda: GroupedLinear(0, 64, 64), ValueError, "'num_experts' must be positive"),
+    (lambda: GroupedLinear(2, 64, 24), ValueError, "'out_features' must be a multiple of 16"),
 ])
 def test_constructor_errors_name_the_argument(make, error, match):
     with pytest.raises(error, match=match):
@@ -211,6 +319,18 @@ LINEAR_CALLS = [
 def test_linear_input_errors_name_the_argument(x, error, match):
     with pytest.raises(error, match=f"fgemm.nn.Linear: argument {match}"):
         Linear(64, 64)(x())
+
+
+@pytest.mark.parametrize("x, m_splits, error, match", [
+    (torch.randn(2, 5, 64), [5, 5], ValueError, r"'x' expected shape \[tokens, in_features\]"),
+    (torch.randn(10, 64), [5, 4], ValueError, "'m_splits' expected 2 counts .* summing to the 10 tokens"),
+    (torch.randn(10, 64), [11, -1], ValueError, "'m_splits' expected 2 counts .* each >= 0"),
+    (torch.randn(10, 64), [10], ValueError, "'m_splits' expected 2 counts"),
+    (torch.randn(10, 64), torch.tensor([5, 5]), TypeError, "'m_splits' expected a list of ints"),
+])
+def test_grouped_linear_input_errors_name_the_argument(x, m_splits, error, match):
+    with pytest.raises(error, match=f"fgemm.nn.GroupedLinear: argument {match}"):
+        GroupedLinear(2, 64, 64)(x, m_splits)
 
 
 @pytest.mark.parametrize("main_grad, error, match", [

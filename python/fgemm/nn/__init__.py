@@ -2,6 +2,7 @@
 layer), whose forward and gradient GEMMs run in FP8 with DeepSeek-V3's fine-grained scaling, on CUDA or CPU
 tensors (docs/ARCHITECTURE.md, "Training layers")."""
 
+from .grouped_linear import GroupedLinear
 from .linear import Linear
 
-__all__ = ["Linear"]
+__all__ = ["Linear", "GroupedLinear"]

@@ -59,6 +59,21 @@ def layer_input(x, weight: torch.Tensor, in_features: int, layer: str, dims: Opt
     return x.to(weight.dtype)
 
 
+def int_list(value, layer: str, name: str) -> list:
+    if not isinstance(value, (list, tuple)) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        _fail(TypeError, layer, name, f"expected a list of ints, got {value!r}")
+    return list(value)
+
+
+def token_splits(value, num_experts: int, tokens: int, layer: str) -> list:
+    """m_splits: how many of the tokens (sorted by expert) each expert owns."""
+    splits = int_list(value, layer, "m_splits")
+    if len(splits) != num_experts or min(splits) < 0 or sum(splits) != tokens:
+        _fail(ValueError, layer, "m_splits", f"expected {num_experts} counts (one per expert), each >= 0, summing to "
+                                             f"the {tokens} tokens of x, got {splits}")
+    return splits
+
+
 def main_grad_for_step(weight: torch.Tensor, fuse_wgrad_accumulation: bool, layer: str) -> Optional[torch.Tensor]:
     """weight.main_grad, the FP32 buffer that the step's weight gradient is to be added to, where
     fuse_wgrad_accumulation is on and the weight gradient is wanted; else None."""
