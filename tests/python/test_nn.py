@@ -146,6 +146,15 @@ def test_linear_computes_only_the_gradients_asked_for():
         assert layer(x).shape == (10, OUT_FEATURES)
 
 
+def test_linear_takes_a_batch_without_tokens():
+    layer = Linear(IN_FEATURES, OUT_FEATURES)
+    x = torch.empty(2, 0, IN_FEATURES, dtype=torch.bfloat16, requires_grad=True)
+    y = layer(x)
+    y.sum().backward()
+    assert y.shape == (2, 0, OUT_FEATURES) and x.grad.shape == x.shape
+    assert not layer.weight.grad.any() and not layer.bias.grad.any()
+
+
 # ---- GroupedLinear against a loop over the experts ----
 
 @pytest.mark.parametrize("device", DEVICES)
