@@ -33,7 +33,8 @@ class ExpertRows:
         self.padded_counts_tensor = torch.tensor(self.padded_counts, dtype=torch.int32, device=device)
 
     def pad(self, x: torch.Tensor) -> torch.Tensor:
-        """x [T, H] -> [padded_total, H], each token in its row, zeros in the padding rows."""
+        """x [T, H] -> [padded_total, H], each token in its row, zeros in the padding rows: the weight gradient's
+        K runs over them, and zeros add nothing."""
         padded = x.new_zeros(self.padded_total, x.size(1))
         return padded.index_copy_(0, self.rows, x)
 

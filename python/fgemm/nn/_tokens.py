@@ -8,6 +8,7 @@ from .._buffers import BLOCK
 
 
 def round_up(count: int) -> int:
+    """count rounded up to a multiple of 128."""
     return -(-count // BLOCK) * BLOCK
 
 
