@@ -118,7 +118,8 @@ def markdown(rows):
              "| ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"]
     for row in rows:
         diffs = " / ".join(f"{row[f'{name}_calc_diff']:.1e}" for name in ("y", "dx", "dw"))
-        lines.append(f"| {row['tokens']} | {row['in']} | {row['out']} | {'yes' if row['fuse_wgrad_accumulation'] else 'no'} "
+        fused = "yes" if row["fuse_wgrad_accumulation"] else "no"
+        lines.append(f"| {row['tokens']} | {row['in']} | {row['out']} | {fused} "
                      f"| {row['fp8_kernel_us']:.0f} | {row['bf16_kernel_us']:.0f} | {row['kernel_speedup']:.2f} "
                      f"| {row['fp8_kernel_tflops']:.0f} | {row['bf16_kernel_tflops']:.0f} | {row['fp8_wall_us']:.0f} "
                      f"| {row['bf16_wall_us']:.0f} | {row['wall_speedup']:.2f} | {diffs} |")
