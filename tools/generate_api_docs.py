@@ -1,6 +1,7 @@
 """Writes docs/API.md, the reference of fgemm's Python API, from the signatures and docstrings of the installed
-package: fgemm, fgemm.deep_gemm, fgemm.moe and the torch.ops.fgemm ops. With --check, writes nothing and exits
-with status 1 if the file differs from what it would write (CI runs this through tests/python/test_generated_files.py).
+package: fgemm, fgemm.deep_gemm, fgemm.moe, fgemm.nn and the torch.ops.fgemm ops. With --check, writes nothing
+and exits with status 1 if the file differs from what it would write (CI runs this through
+tests/python/test_generated_files.py).
 
     python tools/generate_api_docs.py [--check]
 """
@@ -14,6 +15,7 @@ import torch
 import fgemm
 import fgemm.deep_gemm
 import fgemm.moe
+import fgemm.nn
 import fgemm.quantize
 from generated_file import write_or_check
 
@@ -78,6 +80,8 @@ def api_reference() -> str:
         module_section("`fgemm.moe`", fgemm.moe, ["ExpertParallelMoE", "ReferenceMoE", "disable_multicast"],
                        "A mixture-of-experts layer with its experts sharded over a torch.distributed group "
                        "(docs/EXPERT_PARALLEL.md)."),
+        module_section("`fgemm.nn`", fgemm.nn, fgemm.nn.__all__,
+                       "FP8 training layers with autograd (docs/ARCHITECTURE.md, \"Training layers\")."),
         ops_section(),
     ]
     return "\n".join(sections)

@@ -4,7 +4,8 @@ Python names, and INT8 GEMMs (W8A8 per token and channel, or DeepSeek's blocks).
 CUDA tensors run on a Hopper GPU on the current torch stream; CPU tensors run the CPU backend. Every argument
 is checked: a wrong dtype, shape, stride, device or alignment raises ValueError or TypeError naming the
 argument. The operations are also torch.ops.fgemm custom ops (torch.compile, FakeTensor and meta tensors work);
-fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm stands in for DeepGEMM.
+fgemm.matmul multiplies unquantized tensors or NumPy arrays; fgemm.deep_gemm stands in for DeepGEMM; fgemm.nn holds
+FP8 training layers with autograd (Linear, GroupedLinear).
 """
 
 # The version CMakeLists.txt's project() gives, compiled into the extension: right even where no package
@@ -42,6 +43,8 @@ from .layout import (
     transform_sf_into_required_layout,
 )
 from .matmul import auto_precision, matmul
+# The training layers: pure Python over fgemm's GEMMs and quantizers, a few milliseconds to import.
+from . import nn
 from .numeric import calc_diff
 from .quantize import (
     cast_transpose_to_fp8,

@@ -1,0 +1,62 @@
+"""A mixture of experts' linear layer's step in FP8: the m-grouped GEMMs of the forward and the input gradient
+and the k-grouped GEMM of the weight gradient (docs/ARCHITECTURE.md, "Training layers")."""
+
+from typing import Optional
+
+import torch
+
+from ..gemm import k_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_contiguous
+from ..quantize import per_block_cast_to_fp8
+from ._expert_rows import ExpertRows
+from ..quantize import grouped_cast_transpose_to_fp8
+
+
+def _grouped_gemm(a, b, layout: ExpertRows, dtype: torch.dtype) -> torch.Tensor:
+    """Each expert's rows of A [padded_total, K] times its B[g]^T, in `dtype`, unpadded: [T, N]."""
+    d = torch.empty(layout.padded_total, b[0].size(1), dtype=dtype, device=a[0].device)
+    m_grouped_fp8_gemm_nt_contiguous(a, b, d, layout.psum, use_psum_layout=True)
+    return layout.unpad(d)
+
+
+class GroupedLinearFunction(torch.autograd.Function):
+    """y[t] = x[t] W[g]^T + b[g] for each token t of expert g: x [T, in] sorted by expert as `layout` says,
+    W [G, out, in], b [G, out] (or None), all of one dtype; y [T, out] in that dtype.
+
+    main_grad: None, and W's gradient is returned; or weight.main_grad (FP32 [G, out, in]), to which the
+    gradient is added in place, and None is returned as W's gradient."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], layout: ExpertRows,
+                main_grad: Optional[torch.Tensor]) -> torch.Tensor:
+        x_fp8, x_scales, xt_flat, xt_scales = grouped_cast_transpose_to_fp8(layout.pad(x), layout.padded_counts)
+        w_fp8, w_scales = per_block_cast_to_fp8(weight)
+        y = _grouped_gemm((x_fp8, x_scales), (w_fp8, w_scales), layout, x.dtype)
+        if bias is not None:
+            y += bias.index_select(0, layout.experts)
+        ctx.save_for_backward(xt_flat, xt_scales, w_fp8, w_scales)
+        ctx.layout = layout
+        ctx.main_grad = main_grad
+        return y
+
+    @staticmethod
+    def backward(ctx, dy: torch.Tensor):
+        xt_flat, xt_scales, w_fp8, w_scales = ctx.saved_tensors
+        x_needs_grad, weight_needs_grad, bias_needs_grad, _, _ = ctx.needs_input_grad
+        layout = ctx.layout
+        dy_fp8, dy_scales, dyt_flat, dyt_scales = grouped_cast_transpose_to_fp8(layout.pad(dy), layout.padded_counts)
+        dx = dw = db = None
+        if x_needs_grad:
+            # dx = dy W[g] per expert, B[g] = W[g]^T [in, out]: the transposed codes and scales of W[g]'s 128x128
+            # blocks, not quantized a second time.
+            w_transposed = (w_fp8.transpose(1, 2).contiguous(), w_scales.transpose(1, 2).contiguous())
+            dx = _grouped_gemm((dy_fp8, dy_scales), w_transposed, layout, dy.dtype)
+        if weight_needs_grad:
+            # dW[g] = dy_g^T x_g, K = expert g's padded tokens: A_g = dy_g^T [out, ks[g]], B_g = x_g^T [in, ks[g]].
+            d = ctx.main_grad if ctx.main_grad is not None else dy.new_zeros(w_fp8.shape, dtype=torch.float32)
+            k_grouped_fp8_gemm_nt_contiguous((dyt_flat, dyt_scales), (xt_flat, xt_scales), d, layout.padded_counts,
+                                             layout.padded_counts_tensor, c=d)
+            dw = None if ctx.main_grad is not None else d.to(dy.dtype)
+        if bias_needs_grad:
+            db = dy.new_zeros((w_fp8.size(0), dy.size(1)), dtype=torch.float32)
+            db = db.index_add_(0, layout.experts, dy.float()).to(dy.dtype)
+        return dx, dw, db, None, None

@@ -1,0 +1,63 @@
+"""A linear layer's step in FP8: the forward GEMM and the two gradient GEMMs, with DeepSeek-V3's scaling
+(docs/ARCHITECTURE.md, "Training layers")."""
+
+from typing import Optional
+
+import torch
+
+from ..gemm import fp8_gemm_nt
+from ..quantize import per_block_cast_to_fp8
+from ..quantize import cast_transpose_to_fp8
+from ._tokens import pad_tokens
+
+# The weight gradient's recipe: both operands (the output gradient and the input, transposed) per 1x128 block.
+RECIPE_1D1D = (1, 1, 128)
+
+
+class LinearFunction(torch.autograd.Function):
+    """y = x W^T + b for x [T, in], W [out, in], b [out] (or None), all of one dtype; y in that dtype.
+
+    main_grad: None, and W's gradient is returned; or weight.main_grad (FP32 [out, in]), to which the gradient
+    is added in place, and None is returned as W's gradient."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
+                main_grad: Optional[torch.Tensor]) -> torch.Tensor:
+        tokens = x.size(0)
+        # The tokens are padded for the transposed copy, which the weight gradient reads with the tokens as K;
+        # the forward GEMM reads the rows of the real tokens only.
+        x_fp8, x_scales, xt_fp8, xt_scales = cast_transpose_to_fp8(pad_tokens(x))
+        w_fp8, w_scales = per_block_cast_to_fp8(weight)
+        y = torch.empty(tokens, weight.size(0), dtype=x.dtype, device=x.device)
+        fp8_gemm_nt((x_fp8[:tokens], x_scales[:tokens]), (w_fp8, w_scales), y)
+        if bias is not None:
+            y += bias
+        ctx.save_for_backward(xt_fp8, xt_scales, w_fp8, w_scales)
+        ctx.main_grad = main_grad
+        return y
+
+    @staticmethod
+    def backward(ctx, dy: torch.Tensor):
+        xt_fp8, xt_scales, w_fp8, w_scales = ctx.saved_tensors
+        x_needs_grad, weight_needs_grad, bias_needs_grad, _ = ctx.needs_input_grad
+        tokens = dy.size(0)
+        dy_fp8, dy_scales, dyt_fp8, dyt_scales = cast_transpose_to_fp8(pad_tokens(dy))
+        dx = dw = db = None
+        if x_needs_grad:
+            # dx = dy W, B = W^T [in, out]. A 128x128 block of W is one of W^T, so W^T's codes and scales are W's
+            # transposed: the same numbers, not quantized a second time.
+            dx = torch.empty(tokens, w_fp8.size(1), dtype=dy.dtype, device=dy.device)
+            fp8_gemm_nt((dy_fp8[:tokens], dy_scales[:tokens]), (w_fp8.t().contiguous(), w_scales.t().contiguous()),
+                        dx)
+        if weight_needs_grad:
+            # dW = dy^T x over the padded tokens: A = dy^T [out, T], B = x^T [in, T], both per 1x128 block.
+            operands = ((dyt_fp8, dyt_scales), (xt_fp8, xt_scales))
+            if ctx.main_grad is not None:
+                fp8_gemm_nt(*operands, ctx.main_grad, c=ctx.main_grad, recipe=RECIPE_1D1D)
+            else:
+                dw = torch.empty(w_fp8.shape, dtype=torch.float32, device=dy.device)
+                fp8_gemm_nt(*operands, dw, recipe=RECIPE_1D1D)
+                dw = dw.to(dy.dtype)
+        if bias_needs_grad:
+            db = dy.sum(0, dtype=torch.float32).to(dy.dtype)
+        return dx, dw, db, None
