@@ -213,11 +213,10 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
 
 // The tensor maps the kernel reads A, B and the scales through and stores D with. A stacked operand (masked A and
 // D, grouped B) gets a 3-D map, one matrix per group. The scales' maps are not read where the math's helper
-// warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (expert_maps) instead of
+// warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (`experts`) instead of
 // a and b.
 struct GemmTensorMaps {
   driver::CUtensorMap a, b, sfa, sfb, d;
-  sm90::ExpertTensorMaps experts;
 };
 
 // An operand's map: K-major as rows x K in boxes of slice rows x one K block; MN-major as K x rows (the rows of
@@ -252,7 +251,8 @@ void encode_expert_maps(const detail::GemmProblem& p, const KernelConfig& config
   }
 }
 
-GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& config, const ScaleBoxes& scales) {
+GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& config, const ScaleBoxes& scales,
+                           sm90::ExpertTensorMaps& experts) {
   const bool masked = p.layout == detail::GemmLayout::Masked;
   const auto groups_of = [&](bool stacked) { return stacked ? u64(p.num_groups) : std::uint64_t(0); };
   const std::uint32_t block_k = config.block_k();
@@ -264,7 +264,7 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
   const void* b = p.k > 0 ? static_cast<const void*>(p.b) : p.d;
   const std::int64_t k = std::max<std::int64_t>(p.k, 1);
   if (config.expert_maps()) {
-    encode_expert_maps(p, config, maps.experts);
+    encode_expert_maps(p, config, experts);
   } else {
     maps.a = make_tensor_map(operand_box(a, p.a_mn_major, p.m, k, p.a_row_stride, element_bytes,
                                          std::uint32_t(config.slice_rows_a()), block_k, groups_of(masked),
@@ -363,10 +363,12 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   const Choice& choice = configuration_for(problem_size(p, scales.by_tma()), device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] { return gemm_kernel_spec(config); });
-  GemmTensorMaps maps = tensor_maps(p, config, scales);
+  // Written (8 KB) only for the kernels that take them: every other call leaves them as they are.
+  sm90::ExpertTensorMaps experts;
+  GemmTensorMaps maps = tensor_maps(p, config, scales, experts);
   sm90::GemmParams params = kernel_params(p);
   // The driver reads as many of these as the kernel has parameters: the per-expert maps only where it takes them.
-  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.sfb, &maps.d, &maps.experts};
+  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.sfb, &maps.d, &experts};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
               jit::LaunchShape{{grid_of(config, kernel), 1, 1},
