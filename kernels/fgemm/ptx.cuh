@@ -236,6 +236,24 @@ __device__ __forceinline__ void tma_store_3d(const TensorMap* map, const void* s
                : "memory");
 }
 
+// The TMA's reduction store: D += the shared-memory box, element by element in FP32, done by the memory system
+// (L2) as it writes D, so that no thread reads D first.
+__device__ __forceinline__ void tma_add_f32_2d(const TensorMap* map, const void* smem_src, int32_t inner,
+                                               int32_t outer) {
+  asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   map),
+               "r"(smem_address(smem_src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+
+__device__ __forceinline__ void tma_add_f32_3d(const TensorMap* map, const void* smem_src, int32_t inner,
+                                               int32_t middle, int32_t outer) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
+      "r"(smem_address(smem_src)), "r"(inner), "r"(middle), "r"(outer)
+      : "memory");
+}
+
 __device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 
 // Waits until the committed stores have finished reading shared memory (the buffer may be rewritten).
@@ -344,6 +362,14 @@ __device__ __forceinline__ U32x4 load_shared_u32x4(uint32_t address) {
                : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
                : "r"(address)
                : "memory");
+  return v;
+}
+
+__device__ __forceinline__ U32x4 load_global_u32x4(const void* pointer) {
+  U32x4 v;
+  asm volatile("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+               : "l"(pointer));
   return v;
 }
 

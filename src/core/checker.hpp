@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fgemm/error.hpp"
@@ -96,6 +97,13 @@ class Checker {
              "has overlapping elements: shape " + shape_string(t) + " with strides " + strides_of(t));
   }
 
+  // No element of `written` shares memory with one of `other` (their byte ranges are apart).
+  void disjoint(const TensorView& written, const char* written_arg, const TensorView& other,
+                const char* other_arg) const {
+    if (overlap(written, other))
+      fail(ErrorKind::InvalidValue, written_arg, std::string("must not overlap '") + other_arg + "' in memory");
+  }
+
   void nonnegative_strides(const TensorView& t, const char* arg) const {
     for (int i = 0; i < t.ndim; ++i)
       if (t.strides[i] < 0) fail(ErrorKind::InvalidValue, arg, "must not have negative strides, got " + strides_of(t));
@@ -181,9 +189,31 @@ class Checker {
       fail(ErrorKind::InvalidValue, "c",
            "expected the shape of d, " + shape_string(d) + ", got " + shape_string(*c));
     tma_strides(*c, "c");
+    // C is D itself (accumulation in place, which the GPU's store does as it writes D), or apart from it: the
+    // tiles of D are written in any order, so a C that overlaps D elsewhere would be read partly overwritten.
+    const bool c_is_d =
+        c->data == d.data && d.dtype == DType::F32 && std::equal(c->strides, c->strides + c->ndim, d.strides);
+    if (!c_is_d && overlap(*c, d))
+      fail(ErrorKind::InvalidValue, "c", "must be d itself (the same data and strides) or not overlap d in memory");
   }
 
  private:
+  // The bytes from the first to one past the last element of a non-empty tensor with non-negative strides.
+  static std::pair<std::uintptr_t, std::uintptr_t> byte_range(const TensorView& t) {
+    std::int64_t last = 0;
+    for (int i = 0; i < t.ndim; ++i) last += (t.shape[i] - 1) * t.strides[i];
+    const auto first = reinterpret_cast<std::uintptr_t>(t.data);
+    return {first, first + static_cast<std::uintptr_t>((last + 1) * static_cast<std::int64_t>(dtype_size(t.dtype)))};
+  }
+
+  // Whether two tensors' byte ranges meet (never for an empty one).
+  static bool overlap(const TensorView& a, const TensorView& b) {
+    if (a.numel() == 0 || b.numel() == 0) return false;
+    const auto [first, end] = byte_range(a);
+    const auto [other_first, other_end] = byte_range(b);
+    return first < other_end && other_first < end;
+  }
+
   const char* op_;
 };
 

@@ -97,6 +97,12 @@ struct GemmProblem {
   std::vector<std::int64_t> ks;
   const std::int32_t* ks_tensor = nullptr;
 
+  // C is D itself (validation allows it, or a C apart from D): accumulation in place.
+  bool c_is_d() const {
+    return c != nullptr && static_cast<const void*>(c) == d && d_dtype == DType::F32 && c_row_stride == d_row_stride &&
+           c_group_stride == d_group_stride;
+  }
+
   std::int64_t k_blocks() const { return (k + kScaleBlock - 1) / kScaleBlock; }
   bool empty() const { return m == 0; }  // N is at least 1; K may be 0 only where experts are K-grouped
 };

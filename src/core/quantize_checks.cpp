@@ -9,14 +9,6 @@
 namespace fgemm::detail {
 namespace {
 
-// The bytes from the first to one past the last element of a non-empty tensor with non-negative strides.
-std::pair<std::uintptr_t, std::uintptr_t> byte_range(const TensorView& t) {
-  std::int64_t last = 0;
-  for (int i = 0; i < t.ndim; ++i) last += (t.shape[i] - 1) * t.strides[i];
-  const auto first = reinterpret_cast<std::uintptr_t>(t.data);
-  return {first, first + static_cast<std::uintptr_t>((last + 1) * static_cast<std::int64_t>(dtype_size(t.dtype)))};
-}
-
 // Whether no two elements share memory: with the dimensions ordered by stride, each stride steps over all
 // the elements of the dimensions before it. (A sufficient rule, met by every dense layout and its slices.)
 bool elements_are_distinct(const TensorView& t) {
@@ -66,15 +58,6 @@ void QuantizeChecks::storage(const TensorView& t, const char* arg, Access access
   if (access == Access::Write && !elements_are_distinct(t))
     fail(ErrorKind::InvalidValue, arg,
          "has elements that share memory: shape " + shape_string(t) + " with strides " + strides_of(t));
-}
-
-void QuantizeChecks::disjoint(const TensorView& written, const char* written_arg, const TensorView& other,
-                              const char* other_arg) const {
-  if (written.numel() == 0 || other.numel() == 0) return;
-  const auto [first, end] = byte_range(written);
-  const auto [other_first, other_end] = byte_range(other);
-  if (first < other_end && other_first < end)
-    fail(ErrorKind::InvalidValue, written_arg, std::string("must not overlap '") + other_arg + "' in memory");
 }
 
 TensorView shape_only(std::initializer_list<std::int64_t> dims) { return make_tensor_view(nullptr, DType::F32, dims); }

@@ -29,9 +29,6 @@ class QuantizeChecks : public Checker {
   // Pointer, device and strides, after the shape and the dtype are checked.
   void storage(const TensorView& t, const char* arg, Access access, Rows rows) const;
 
-  void disjoint(const TensorView& written, const char* written_arg, const TensorView& other,
-                const char* other_arg) const;
-
  private:
   Device device_;
 };

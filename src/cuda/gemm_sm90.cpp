@@ -97,8 +97,8 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   const KernelShape& shape = size.shape;
   const int epilogue = ((static_cast<int>(shape.scaling) * 2 + shape.output_f16) * 2 + shape.has_bias) * 8 +
                        static_cast<int>(shape.bias_dtype);
-  const int kind = ((epilogue * 8 + static_cast<int>(shape.ab_dtype)) * 2 + shape.a_mn_major) * 8 +
-                   shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma;
+  const int kind = (((epilogue * 8 + static_cast<int>(shape.ab_dtype)) * 2 + shape.a_mn_major) * 8 +
+                    shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma) * 2 + shape.c_in_d;
   const Key key{device,
                 requested_sms,
                 size.m,
@@ -198,7 +198,8 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
                            p.n,
                            k_grouped ? 0 : p.k,
                            p.d_dtype == DType::F32 || p.d_dtype == DType::I32,
-                           p.c != nullptr,
+                           p.c != nullptr && !p.c_is_d(),
+                           p.c_is_d(),
                            scales_by_tma,
                            p.ab_dtype,
                            p.a_mn_major,

@@ -18,7 +18,8 @@ struct KernelShape {
   std::int64_t n = 0;
   std::int64_t k = 0;
   bool output_f32 = false;  // a 4-byte D: FP32, or INT32 (INT8's exact sums)
-  bool has_c = false;
+  bool has_c = false;  // a C of its own, read by the epilogue
+  bool c_in_d = false;  // C is D itself (FP32, accumulation in place): the epilogue's store adds to D
   // sfa (and, for the 1D1D recipe, sfb) is MN-major with 16-byte aligned columns: the TMA thread loads it with A
   // (the fast path); otherwise a warp of the producer copies it scale by scale.
   bool sfa_by_tma = false;
@@ -34,6 +35,9 @@ struct KernelShape {
   // INT8: a bias per column of D, of bias_dtype (FP32 or D's 16-bit type).
   bool has_bias = false;
   DType bias_dtype = DType::F32;
+
+  // Whether the epilogue reads C's values: its own, or those of D that it adds to.
+  bool reads_c() const { return has_c || c_in_d; }
 };
 
 struct KernelConfig : sm90::TileConfig {

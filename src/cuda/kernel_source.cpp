@@ -43,7 +43,7 @@ const char* bias_element(DType bias_dtype) {
 
 // The epilogue's transforms, in order (epilogue_transform.cuh, epilogue_scales.cuh): INT8's scales per row and
 // column, its bias, and C, read as the tile starts where the math threads have the registers for it (kinds
-// without promotion), in the epilogue otherwise.
+// without promotion), in the epilogue otherwise. A C that is D itself is no transform: the store adds to D.
 std::string transform_policy(const KernelConfig& config) {
   const KernelShape& shape = config.shape;
   std::vector<std::string> steps;
@@ -115,7 +115,8 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << ", " << config.operand_bytes << ", " << cpp_bool(config.output_f16) << ", " << config.split_k << "};\n"
       << "};\n"
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
-      << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ">;\n"
+      << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "
+      << cpp_bool(config.shape.c_in_d) << ">;\n"
       << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major) << ",\n"
       << "    " << operand_policy(config.shape.b_mn_major) << ",\n"
       << "    " << math.type << ",\n"

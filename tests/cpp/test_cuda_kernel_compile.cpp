@@ -195,6 +195,33 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   }
 }
 
+// Accumulation in place (C is D, FP32), whose store adds to D: FP8's block recipe, BF16 in each storage order
+// and the BF16 k-grouped weight gradient.
+TEST(GemmKernelCompile, AccumulationInPlace) {
+  const DeviceLimits h100;
+  ProblemSize size;
+  size.m = 4096;
+  size.shape.n = 7000;
+  size.shape.k = 4000;
+  size.shape.output_f32 = true;
+  size.shape.c_in_d = true;
+  size.shape.sfa_by_tma = true;
+  expect_compiles_without_spills(choose_config(size, h100));
+  size.shape.ab_dtype = DType::BF16;
+  size.shape.scaling = detail::Scaling::None;
+  for (int order = 0; order < 4; ++order) {
+    size.shape.a_mn_major = order & 1;
+    size.shape.b_mn_major = order & 2;
+    expect_compiles_without_spills(choose_config(size, h100));
+  }
+  size.num_groups = 8;
+  size.k_per_group = 4096;
+  size.shape.layout = detail::GemmLayout::KGrouped;
+  size.shape.k = 0;
+  size.shape.a_mn_major = size.shape.b_mn_major = true;
+  expect_compiles_without_spills(choose_config(size, h100));
+}
+
 // INT8: each recipe (exact INT32 into D int32, per token and channel, blocks) with each output type, C and bias
 // of each type, the chosen kernels of the seed shapes and every layout, and the widest and narrowest tiles.
 TEST(GemmKernelCompile, Int8Kinds) {

@@ -107,6 +107,17 @@ def test_wrong_c_shape():
     expect(ValueError, "c", call_normal, lhs, rhs, d, c=torch.zeros(M, N + 8))
 
 
+def test_c_that_overlaps_d_without_being_d():
+    """C is D itself (accumulation in place) or apart from it; a C sharing part of D's memory is refused."""
+    lhs, rhs, _ = normal_args()
+    storage = torch.zeros(M + 1, N)
+    d, c = storage[1:], storage[:M]
+    with pytest.raises(ValueError, match=r"argument 'c' must be d itself .* or not overlap d"):
+        call_normal(lhs, rhs, d, c=c)
+    call_normal(lhs, rhs, d, c=d)  # C is D: accepted
+    call_normal(lhs, rhs, d, c=torch.zeros(M, N))  # C apart from D: accepted
+
+
 def test_k_not_a_multiple_of_16():
     lhs, rhs, d = normal_args()
     lhs[0], lhs[1] = torch.zeros(M, 120, dtype=FP8), torch.ones(M, 1)

@@ -58,6 +58,26 @@ def run_and_check(m, n, k, out_dtype=torch.bfloat16, with_c=False, pad_cols=0, p
     return d
 
 
+@pytest.mark.parametrize("m,n,k", [(1, 16, 128), (300, 1001, 784), (129, 4097, 400), (4096, 7168, 2048)])
+def test_fp32_output_accumulates_in_place(m, n, k):
+    """C is D: the store adds the product to what D holds (the TMA's reduction, or the row stores of a ragged
+    edge), with the bits of a separate C, and nothing beside D is touched."""
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    outer = poisoned((m + 3, row_width(n + 5, torch.float32)), torch.float32)
+    d = outer[:m, :n]
+    d.copy_(torch.randn(m, n, device="cuda") * 8)
+    c = padded_rows(d.clone())
+    separate = padded_rows(torch.empty_like(c))
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), separate, c=c)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=d)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c)) < MAX_DIFF
+    assert torch.equal(d, separate), f"in place differs from a separate C for M={m} N={n} K={k}"
+    outside = torch.ones_like(outer, dtype=torch.bool)
+    outside[:m, :n] = False
+    assert torch.isnan(outer[outside]).all(), f"memory beside D was written for M={m} N={n} K={k}"
+
+
 def test_seed_table_lists_the_shapes_tested_here():
     table = load_table("seed")["normal"]
     assert sorted((s["m"], s["n"], s["k"]) for s in table) == sorted(NORMAL_SEED_SHAPES)
@@ -200,6 +220,14 @@ for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400)]:
     fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=c)
     torch.cuda.synchronize()
     assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c)) < 1e-3
+    # C is D, N + 1 columns (ragged: the row stores add to D too)
+    d = torch.empty(m, n + 8, dtype=torch.float32, device="cuda")[:, :n + 1]
+    d.copy_(torch.randn(m, n + 1, device="cuda"))
+    (a, sfa), (b, sfb) = random_operands(m, n + 1, k)
+    reference = reference_gemm(a, sfa, b, sfb, d.clone())
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=d)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference) < 1e-3
 """
 
 
@@ -207,21 +235,26 @@ def test_compute_sanitizer_memcheck_is_clean(tmp_path):
     assert_sanitizer_clean(MEMCHECK_PROGRAM, tmp_path)
 
 
-# Small shapes (racecheck follows every shared-memory access): one K block and several, a ragged N, C, both sfa
-# layouts (the TMA's and the helper warp's), both output types, and a cluster.
+# Small shapes (racecheck follows every shared-memory access): one K block and several, a ragged N, C, C as D,
+# both sfa layouts (the TMA's and the helper warp's), both output types, and a cluster.
 RACECHECK_PROGRAM = """
 import contextlib, torch, fgemm
 from gpu_reference import forced_config, random_operands, reference_gemm
 for m, n, k, f32, mn_major, config in [(64, 128, 128, False, True, None), (130, 200, 512, True, False, None),
+                                       (130, 264, 256, "in place", True, None),
                                        (200, 256, 384, False, True, (128, 256, 1, 1)),
                                        (256, 128, 256, False, True, (128, 64, 2, 1))]:
     (a, sfa), (b, sfb) = random_operands(m, n, k)
     d = torch.empty(m, n, dtype=torch.float32 if f32 else torch.bfloat16, device="cuda")
     c = torch.randn(m, n, device="cuda") if f32 else None
+    reference = reference_gemm(a, sfa, b, sfb, c)
+    if f32 == "in place":
+        d.copy_(c)
+        c = d
     with forced_config(*config) if config else contextlib.nullcontext():
         fgemm.fp8_gemm_nt((a, fgemm.get_mn_major_tma_aligned_tensor(sfa) if mn_major else sfa), (b, sfb), d, c=c)
     torch.cuda.synchronize()
-    assert fgemm.calc_diff(d, reference_gemm(a, sfa, b, sfb, c)) < 1e-3
+    assert fgemm.calc_diff(d, reference) < 1e-3
 """
 
 

@@ -130,8 +130,9 @@ def test_operands_on_the_host_are_refused():
 
 # ---------------------------------------------------------------------------------------------- sanitizers
 
-# Every function once on small shapes, in the dtypes given: every letter with and without C, both contiguous
-# forms with an empty group and padding, masked with an empty group, k-grouped with an empty expert and C being D.
+# Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
+# (a ragged N), both contiguous forms with an empty group and padding, masked with an empty group, k-grouped with
+# an empty expert and C being D.
 SANITIZER_PROGRAM = """
 import torch
 from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
@@ -139,6 +140,7 @@ from operands_16bit import LETTERS
 for dtype_name in {dtype_names}:
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
+        check_dense(dtype_name, letters, "fp32", "d", 130, 71, 136, device="cuda")
         check_dense(dtype_name, letters, "same", None, 65, 24, 64, device="cuda")
     for letters in ("nt", "nn"):
         for psum in (False, True):

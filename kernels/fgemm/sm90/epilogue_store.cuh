@@ -98,14 +98,30 @@ struct Epilogue {
     }
   }
 
+  // A staged chunk of a full tile to D by the TMA (D a matrix, or a stack of them: `group`'s): written, or, where
+  // C is D, added to what D holds.
+  __device__ static void tma_chunk(const ptx::TensorMap* map, const uint8_t* chunk, int32_t col, int32_t row) {
+    if constexpr (C::kAddToD)
+      ptx::tma_add_f32_2d(map, chunk, col, row);
+    else
+      ptx::tma_store_2d(map, chunk, col, row);
+  }
+  __device__ static void tma_chunk(const ptx::TensorMap* map, const uint8_t* chunk, int32_t col, int32_t row,
+                                   int32_t group) {
+    if constexpr (C::kAddToD)
+      ptx::tma_add_f32_3d(map, chunk, col, row, group);
+    else
+      ptx::tma_store_3d(map, chunk, col, row, group);
+  }
+
   // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout) or with
   // columns past a ragged edge of D: each warp copies its own 16 staged rows to D one row at a time, 16 bytes
   // per lane, so that each store instruction writes a run of one row. (Each thread storing its own elements
   // from its registers takes 4 (FP32) to 8 (16-bit) times as many store instructions, every one of them
   // spread over 8 rows; such tiles are common: the last of every expert in the contiguous layout, of every
   // group in the masked one.) Rows `actions` says to skip keep what D held, NaN rows are written as NaN, and no
-  // column at or past `cols_left` is written. `d` points at the warpgroup's first element; `actions` are the
-  // thread's two rows' (the fragment layout's).
+  // column at or past `cols_left` is written; where C is D, a written value is added to what D held. `d` points
+  // at the warpgroup's first element; `actions` are the thread's two rows' (the fragment layout's).
   __device__ static void store_rows(const uint8_t* staging, uint32_t pass, void* d, int64_t row_stride,
                                     uint32_t cols_left, const RowAction (&actions)[2]) {
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
@@ -131,8 +147,15 @@ struct Epilogue {
         ptx::U32x4 v{{kNaN, kNaN, kNaN, kNaN}};
         if (action == RowAction::Write)
           v = ptx::load_shared_u32x4(staging_address + staged_offset(row, unit * kUnitCols));
+        const bool add = C::kAddToD && action == RowAction::Write;
         // Where rows of D are whole 16-byte units (not kRaggedN), so is every unit left of cols_left.
         if (!C::kRaggedN || col + kUnitCols <= cols_left) {
+          if (add) {
+            const ptx::U32x4 held = ptx::load_global_u32x4(d_row + col * C::kOutputBytes);
+#pragma unroll
+            for (uint32_t e = 0; e < 4; ++e)
+              v.word[e] = __float_as_uint(__uint_as_float(v.word[e]) + __uint_as_float(held.word[e]));
+          }
           ptx::store_global_u32x4(d_row + col * C::kOutputBytes, v);
           continue;
         }
@@ -140,10 +163,12 @@ struct Epilogue {
 #pragma unroll
         for (uint32_t e = 0; e < kUnitCols; ++e) {
           if (col + e >= cols_left) break;
-          if constexpr (C::kOutputF32)
-            reinterpret_cast<uint32_t*>(d_row)[col + e] = v.word[e];
-          else
+          if constexpr (C::kOutputF32) {
+            uint32_t* element = reinterpret_cast<uint32_t*>(d_row) + col + e;
+            *element = add ? __float_as_uint(__uint_as_float(v.word[e]) + __uint_as_float(*element)) : v.word[e];
+          } else {
             reinterpret_cast<uint16_t*>(d_row)[col + e] = static_cast<uint16_t>(v.word[e / 2] >> (16 * (e % 2)));
+          }
         }
       }
     }

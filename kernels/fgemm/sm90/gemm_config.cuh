@@ -9,7 +9,9 @@
 namespace fgemm::sm90 {
 
 // kTile_ is a type with a `static constexpr TileConfig value` (C++17 takes no class-type template values).
-template <class kTile_, uint32_t kShapeN_, uint32_t kShapeK_, Layout kLayout_, uint32_t kBandM_>
+// kAddToD_: C is D itself (accumulation in place, FP32), and the epilogue adds the tile to what D holds as it
+// stores it, rather than reading C.
+template <class kTile_, uint32_t kShapeN_, uint32_t kShapeK_, Layout kLayout_, uint32_t kBandM_, bool kAddToD_>
 struct GemmConfig {
   static constexpr TileConfig kTile = kTile_::value;
   static constexpr uint32_t kBlockM = kTile.block_m;
@@ -44,6 +46,7 @@ struct GemmConfig {
   static constexpr bool kOutputF32 = kTile.output_bytes == 4;
   static constexpr bool kOutputF16 = kTile.output_bytes == 2 && kTile.output_f16;
   static constexpr uint32_t kOutputBytes = kTile.output_bytes;
+  static constexpr bool kAddToD = kAddToD_;
   static constexpr uint32_t kSwizzleDBytes = kTile.swizzle_d_bytes();  // 128, 64, 32, or 0 for none
   static constexpr uint32_t kStagingPasses = kTile.staging_passes();
   static constexpr uint32_t kStagedCols = kTile.staged_cols();
@@ -58,6 +61,7 @@ struct GemmConfig {
   // that edge is stored element by element.
   static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
 
+  static_assert(!kAddToD || kOutputF32, "C, which may be D, is FP32");
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
   static_assert(kMulticastSize <= 2 && (kClusterM == 1 || kClusterN == 1), "multicast to two CTAs, along M or N");
   static_assert(kSplitK == 1 || (kMulticastSize == 1 && kSplitK <= 8), "split-K: up to 8 CTAs, no multicast");

@@ -224,9 +224,9 @@ struct GemmKernel {
         if (full_tile) {
           Epilogue<C>::store_to_tma(staging, 1 + warpgroup, pass, [&](const uint8_t* chunk, uint32_t chunk_col) {
             if constexpr (kStackedD)
-              ptx::tma_store_3d(tmap_d, chunk, n_base + chunk_col, m_base, group);
+              Epilogue<C>::tma_chunk(tmap_d, chunk, n_base + chunk_col, m_base, group);
             else
-              ptx::tma_store_2d(tmap_d, chunk, n_base + chunk_col, m_base);
+              Epilogue<C>::tma_chunk(tmap_d, chunk, n_base + chunk_col, m_base);
           });
         } else if (kPartialTiles && n_base < C::kShapeN) {
           const int64_t offset = group * params.d_group_stride + m_base * params.d_row_stride + n_base;
