@@ -135,14 +135,16 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
                                           : no_scale_candidates(problem, device, with_clusters);
   if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
   if (scaling == detail::Scaling::RowBlocks) {
-    // The 1D1D recipe's promotion keeps one partial accumulator beside the FP32 one (row_blocks_plan.cuh): at
-    // most 128 columns per warpgroup, and two math warpgroups (three have 152 registers each, which ptxas
-    // spilled). No split-K.
-    // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
+    // The 1D1D recipe's promotion keeps one partial accumulator and the K block's scales beside the FP32 one
+    // (row_blocks_plan.cuh): at most 128 columns per warpgroup, and two math warpgroups (three have 152 registers
+    // each, which ptxas spilled). No split-K.
+    // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160;
+    // with a C of its own (whose addresses stay live through the K loop), warpgroups of 128 columns.
     const bool helper_copies_scales = !problem.shape.sfa_by_tma;
     const auto too_many_registers = [&](const KernelConfig& c) {
       return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 ||
-             (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160));
+             (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160)) ||
+             (problem.shape.has_c && c.warpgroup_n() >= sm90::row_blocks::kMaxWarpgroupN);
     };
     configs.erase(std::remove_if(configs.begin(), configs.end(), too_many_registers), configs.end());
     return configs;

@@ -195,6 +195,46 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   }
 }
 
+// FP8's 1D1D recipe (weight gradients): the normal layout with its scales loaded by the TMA and by the helper
+// warp, FP32 out accumulating in place (C is D), BF16 out, a C of its own, every candidate of the widest
+// warpgroups; and the k-grouped layout in place.
+TEST(GemmKernelCompile, RowBlocksRecipe) {
+  const DeviceLimits h100;
+  ProblemSize size;
+  size.m = 4096;
+  size.shape.n = 4096;
+  size.shape.k = 7168;
+  size.shape.scaling = detail::Scaling::RowBlocks;
+  struct Epilogue {
+    bool output_f32, has_c, c_in_d;
+  };
+  for (bool sfa_by_tma : {true, false}) {
+    size.shape.sfa_by_tma = sfa_by_tma;
+    for (const Epilogue& epilogue : {Epilogue{true, false, true}, Epilogue{false, false, false},
+                                     Epilogue{true, true, false}, Epilogue{false, true, false}}) {
+      size.shape.output_f32 = epilogue.output_f32;
+      size.shape.has_c = epilogue.has_c;
+      size.shape.c_in_d = epilogue.c_in_d;
+      for (const auto& config : candidate_configs(size, h100)) {
+        const bool widest = config.warpgroup_n() >= 112 || config.block_n == 160;
+        if (widest) expect_compiles_without_spills(config);
+      }
+    }
+  }
+  ProblemSize k_grouped = size;
+  k_grouped.num_groups = 8;
+  k_grouped.k_per_group = 4096;
+  k_grouped.shape.layout = detail::GemmLayout::KGrouped;
+  k_grouped.shape.k = 0;
+  k_grouped.shape.output_f32 = true;
+  k_grouped.shape.has_c = false;
+  k_grouped.shape.c_in_d = true;
+  for (bool sfa_by_tma : {true, false}) {
+    k_grouped.shape.sfa_by_tma = sfa_by_tma;
+    expect_compiles_without_spills(choose_config(k_grouped, h100));
+  }
+}
+
 // Accumulation in place (C is D, FP32), whose store adds to D: FP8's block recipe, BF16 in each storage order
 // and the BF16 k-grouped weight gradient.
 TEST(GemmKernelCompile, AccumulationInPlace) {

@@ -5,9 +5,10 @@
 // The K block's scales of the tile's rows and columns travel with the stage: the TMA thread loads both where
 // they are MN-major with 16-byte aligned columns (what the layers and DeepGEMM's
 // get_mn_major_tma_aligned_tensor give); otherwise the producer's helper warp copies them value by value. The
-// math threads read them from the stage during the promotion, which is why a stage goes back to the producer
-// only after its block is promoted. One partial accumulator: while one warpgroup promotes, the others' MMAs
-// keep the tensor cores busy.
+// math threads read their scales from the stage into registers before they start the K block's MMAs, so that
+// the loads' latency hides behind the MMAs and the stage goes back to the producer as soon as the MMAs are
+// complete, before the promotion. One partial accumulator: while one warpgroup promotes, the others' MMAs keep
+// the tensor cores busy.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -91,31 +92,47 @@ struct RowBlocksMath {
     for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
   }
 
-  // acc += partial * sfa * sfb with the scales of the stage's K block.
-  __device__ __forceinline__ void promote(uint32_t stage) {
+  // A K block's scales of this thread's two rows and its columns (pairs 8 columns apart).
+  struct BlockScales {
+    float a0, a1;
+    float b[kFragments / 2];
+  };
+
+  __device__ __forceinline__ BlockScales load_scales(uint32_t stage) const {
+    BlockScales scales;
+    const uint32_t sfa = sfa_address + stage * kStageExtraBytes;
+    scales.a0 = ptx::load_shared_f32(sfa);
+    scales.a1 = ptx::load_shared_f32(sfa + 8 * 4);
+#pragma unroll
+    for (uint32_t j = 0; j < kFragments / 4; ++j)
+      ptx::load_shared_f32x2(sfb_address + stage * kStageExtraBytes + j * 8 * 4, scales.b[2 * j], scales.b[2 * j + 1]);
+    return scales;
+  }
+
+  // acc += partial * sfa * sfb.
+  __device__ __forceinline__ void promote(const BlockScales& scales) {
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(partial[i]);
-    const uint32_t sfa = sfa_address + stage * kStageExtraBytes;
-    const float a0 = ptx::load_shared_f32(sfa), a1 = ptx::load_shared_f32(sfa + 8 * 4);
 #pragma unroll
     for (uint32_t j = 0; j < kFragments / 4; ++j) {
-      float b0, b1;
-      ptx::load_shared_f32x2(sfb_address + stage * kStageExtraBytes + j * 8 * 4, b0, b1);
-      acc[4 * j + 0] = fmaf(partial[4 * j + 0], a0 * b0, acc[4 * j + 0]);
-      acc[4 * j + 1] = fmaf(partial[4 * j + 1], a0 * b1, acc[4 * j + 1]);
-      acc[4 * j + 2] = fmaf(partial[4 * j + 2], a1 * b0, acc[4 * j + 2]);
-      acc[4 * j + 3] = fmaf(partial[4 * j + 3], a1 * b1, acc[4 * j + 3]);
+      const float b0 = scales.b[2 * j], b1 = scales.b[2 * j + 1];
+      acc[4 * j + 0] = fmaf(partial[4 * j + 0], scales.a0 * b0, acc[4 * j + 0]);
+      acc[4 * j + 1] = fmaf(partial[4 * j + 1], scales.a0 * b1, acc[4 * j + 1]);
+      acc[4 * j + 2] = fmaf(partial[4 * j + 2], scales.a1 * b0, acc[4 * j + 2]);
+      acc[4 * j + 3] = fmaf(partial[4 * j + 3], scales.a1 * b1, acc[4 * j + 3]);
     }
   }
 
-  // One K block: its MMAs, then (complete) its promotion with the stage's scales, then the stage goes back.
+  // One K block: its scales into registers, its MMAs; once they are complete, the stage goes back and the block
+  // is promoted.
   template <class Pipe>
   __device__ __forceinline__ void step(const Pipe& pipe, uint32_t stage, uint32_t round, bool) {
     pipe.wait(stage, round);
+    const BlockScales scales = load_scales(stage);
     pipe.multiply(partial, stage, 0, false);
     ptx::wgmma_wait_group<0>();
-    promote(stage);
     pipe.release(stage);
+    promote(scales);
   }
 
   template <class Pipe>

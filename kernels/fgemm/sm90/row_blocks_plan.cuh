@@ -14,7 +14,8 @@ constexpr int align_128(int bytes) { return (bytes + 127) / 128 * 128; }
 constexpr int sfa_bytes(const TileConfig& tile) { return align_128(tile.block_m * 4); }
 constexpr int stage_extra_bytes(const TileConfig& tile) { return sfa_bytes(tile) + align_128(tile.block_n * 4); }
 
-// The promotion keeps one partial accumulator beside the FP32 one: warpgroups of at most 128 columns.
+// The promotion keeps one partial accumulator and the K block's scales beside the FP32 one: warpgroups of at most
+// 128 columns.
 constexpr int kMaxWarpgroupN = 128;
 
 }  // namespace fgemm::sm90::row_blocks
