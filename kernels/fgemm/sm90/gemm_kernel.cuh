@@ -123,14 +123,16 @@ struct GemmKernel {
   }
 
   // The K loop of a k-grouped tile, whose expert's K blocks are known only on the device: rounds over the stages,
-  // the last one cut short, each stage's parity kept by the pipe's RingPhases.
+  // the last one cut short, each stage's parity kept by the pipe's RingPhases. Where the math's step depends on
+  // the K block's parity, the number of stages is even, so that K block round * kNumStages + i has i's parity.
   template <class Pipe>
   __device__ __forceinline__ static void expert_k_loop(Math& math, Pipe& pipe, uint32_t k_blocks) {
+    static_assert(Math::kStepPeriod == 1 || kNumStages % Math::kStepPeriod == 0, "rounds keep the blocks' parity");
     for (uint32_t round = 0; round * kNumStages < k_blocks; ++round) {
       pipe.new_round();
 #pragma unroll
       for (uint32_t i = 0; i < kNumStages; ++i)
-        if (round * kNumStages + i < k_blocks) math.step(pipe, i, round, false);
+        if (round * kNumStages + i < k_blocks) math.step(pipe, i, round, i % 2 == 1);
     }
     math.end_tile(pipe);
     pipe.phases.end_tile(k_blocks);

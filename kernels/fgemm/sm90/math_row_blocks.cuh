@@ -4,11 +4,9 @@
 //
 // The K block's scales of the tile's rows and columns travel with the stage: the TMA thread loads both where
 // they are MN-major with 16-byte aligned columns (what the layers and DeepGEMM's
-// get_mn_major_tma_aligned_tensor give); otherwise the producer's helper warp copies them value by value. The
-// math threads read their scales from the stage into registers before they start the K block's MMAs, so that
-// the loads' latency hides behind the MMAs and the stage goes back to the producer as soon as the MMAs are
-// complete, before the promotion. One partial accumulator: while one warpgroup promotes, the others' MMAs keep
-// the tensor cores busy.
+// get_mn_major_tma_aligned_tensor give); otherwise the producer's helper warp copies them value by value. Two
+// partial accumulators: a warpgroup promotes one K block, reading its scales from its stage, while the next
+// block's MMAs run into the other; a stage goes back to the producer once its block is promoted.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -26,11 +24,11 @@ struct RowBlocksMath {
   static constexpr uint32_t kSfbOffset = row_blocks::sfa_bytes(C::kTile);
   static constexpr uint32_t kTmaExtraBytes = kScalesByTma ? (C::kBlockM + C::kBlockN) * 4 : 0;
   static constexpr uint32_t kHelperArrivals = kScalesByTma ? 0 : 32;
-  static constexpr uint32_t kStepPeriod = 1;
+  static constexpr uint32_t kStepPeriod = 2;  // the K blocks alternate between two partial accumulators
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
 
   static_assert(Mma::N == C::kWarpgroupN, "one wgmma covers a warpgroup's columns");
-  static_assert(C::kWarpgroupN <= row_blocks::kMaxWarpgroupN, "a partial and the accumulators fit the registers");
+  static_assert(C::kWarpgroupN <= row_blocks::kMaxWarpgroupN, "two partials and the accumulators fit the registers");
   static_assert(C::kBlockK == 128, "one K block is one 128-wide block of scales");
 
   // ------------------------------------------------------------------ producer side
@@ -74,10 +72,16 @@ struct RowBlocksMath {
 
   // ------------------------------------------------------------------ math side: one per math thread
 
-  float partial[kFragments];
+  float partial[kFragments];   // the sums of the tile's even K blocks
+  float partial2[kFragments];  // of its odd ones
   float acc[kFragments];
   uint32_t sfa_address;  // this thread's first row's scale in stage 0 (its second row's is 8 rows on)
   uint32_t sfb_address;  // this thread's first column pair's scales in stage 0
+  // The tile's last K block so far, whose promotion is pending: its stage and parity, and whether there is one
+  // (a k-grouped expert may have no K block).
+  uint32_t last_stage;
+  bool last_odd;
+  bool pending;
 
   // Fragment i of a thread holds row (i / 2 % 2 ? row1 : row0) of the warpgroup and its column
   // (i / 4) * 8 + (lane % 4) * 2 + i % 2: the thread's scales of B are pairs, 8 columns apart.
@@ -90,53 +94,60 @@ struct RowBlocksMath {
   __device__ __forceinline__ void begin_tile(uint32_t, uint32_t, uint32_t) {
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
+    pending = false;
   }
 
-  // A K block's scales of this thread's two rows and its columns (pairs 8 columns apart).
-  struct BlockScales {
-    float a0, a1;
-    float b[kFragments / 2];
-  };
-
-  __device__ __forceinline__ BlockScales load_scales(uint32_t stage) const {
-    BlockScales scales;
+  // acc += p * sfa * sfb with the scales in stage `stage`, whose K block's sums p holds; then the stage goes back.
+  template <class Pipe>
+  __device__ __forceinline__ void promote(const Pipe& pipe, float (&p)[kFragments], uint32_t stage) {
+#pragma unroll
+    for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(p[i]);
     const uint32_t sfa = sfa_address + stage * kStageExtraBytes;
-    scales.a0 = ptx::load_shared_f32(sfa);
-    scales.a1 = ptx::load_shared_f32(sfa + 8 * 4);
-#pragma unroll
-    for (uint32_t j = 0; j < kFragments / 4; ++j)
-      ptx::load_shared_f32x2(sfb_address + stage * kStageExtraBytes + j * 8 * 4, scales.b[2 * j], scales.b[2 * j + 1]);
-    return scales;
-  }
-
-  // acc += partial * sfa * sfb.
-  __device__ __forceinline__ void promote(const BlockScales& scales) {
-#pragma unroll
-    for (uint32_t i = 0; i < kFragments; ++i) ptx::fence_operand(partial[i]);
+    const float a0 = ptx::load_shared_f32(sfa), a1 = ptx::load_shared_f32(sfa + 8 * 4);
 #pragma unroll
     for (uint32_t j = 0; j < kFragments / 4; ++j) {
-      const float b0 = scales.b[2 * j], b1 = scales.b[2 * j + 1];
-      acc[4 * j + 0] = fmaf(partial[4 * j + 0], scales.a0 * b0, acc[4 * j + 0]);
-      acc[4 * j + 1] = fmaf(partial[4 * j + 1], scales.a0 * b1, acc[4 * j + 1]);
-      acc[4 * j + 2] = fmaf(partial[4 * j + 2], scales.a1 * b0, acc[4 * j + 2]);
-      acc[4 * j + 3] = fmaf(partial[4 * j + 3], scales.a1 * b1, acc[4 * j + 3]);
+      float b0, b1;
+      ptx::load_shared_f32x2(sfb_address + stage * kStageExtraBytes + j * 8 * 4, b0, b1);
+      acc[4 * j + 0] = fmaf(p[4 * j + 0], a0 * b0, acc[4 * j + 0]);
+      acc[4 * j + 1] = fmaf(p[4 * j + 1], a0 * b1, acc[4 * j + 1]);
+      acc[4 * j + 2] = fmaf(p[4 * j + 2], a1 * b0, acc[4 * j + 2]);
+      acc[4 * j + 3] = fmaf(p[4 * j + 3], a1 * b1, acc[4 * j + 3]);
     }
-  }
-
-  // One K block: its scales into registers, its MMAs; once they are complete, the stage goes back and the block
-  // is promoted.
-  template <class Pipe>
-  __device__ __forceinline__ void step(const Pipe& pipe, uint32_t stage, uint32_t round, bool) {
-    pipe.wait(stage, round);
-    const BlockScales scales = load_scales(stage);
-    pipe.multiply(partial, stage, 0, false);
-    ptx::wgmma_wait_group<0>();
     pipe.release(stage);
-    promote(scales);
   }
 
+  // One K block, kb = round * kNumStages + stage, `odd` its parity: its MMAs run into the partial of its parity
+  // while block kb - 1 is promoted from the other, with that block's scales, still in its stage (given back
+  // after the promotion). Each step ends with its MMAs complete: with no MMA in flight across a back edge, ptxas
+  // can prove that no promotion reads an accumulator an MMA is writing, and keeps the MMAs asynchronous
+  // (otherwise it serializes them, C7514).
   template <class Pipe>
-  __device__ __forceinline__ void end_tile(const Pipe&) {}
+  __device__ __forceinline__ void step(const Pipe& pipe, uint32_t stage, uint32_t round, bool odd) {
+    const uint32_t previous_stage = (stage + C::kNumStages - 1) % C::kNumStages;
+    const bool first = round == 0 && stage == 0;
+    pipe.wait(stage, round);
+    if (odd) {
+      pipe.multiply(partial2, stage, 0, false);
+      if (!first) promote(pipe, partial, previous_stage);
+    } else {
+      pipe.multiply(partial, stage, 0, false);
+      if (!first) promote(pipe, partial2, previous_stage);
+    }
+    ptx::wgmma_wait_group<0>();
+    last_stage = stage;
+    last_odd = odd;
+    pending = true;
+  }
+
+  // After the tile's last K block: its promotion (no MMA is in flight, so the partial may be chosen at run time).
+  template <class Pipe>
+  __device__ __forceinline__ void end_tile(const Pipe& pipe) {
+    if (!pending) return;
+    if (last_odd)
+      promote(pipe, partial2, last_stage);
+    else
+      promote(pipe, partial, last_stage);
+  }
 };
 
 }  // namespace fgemm::sm90
