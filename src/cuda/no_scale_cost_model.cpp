@@ -96,7 +96,8 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) * config.operand_bytes +
-                            double(problem.num_groups) * m * n * config.output_bytes * (problem.shape.reads_c() ? 3 : 1);
+                            double(problem.num_groups) * m * n * config.output_bytes *
+                                (problem.shape.reads_c() ? 3 : 1);
   const double memory_bound = dram_cycles(dram_bytes);
   return std::max(compute_bound, memory_bound);
 }
