@@ -39,6 +39,15 @@ void expect_compiles_without_spills(const KernelConfig& config) {
   EXPECT_EQ(result.log.find("C7514"), std::string::npos) << config.name() << "\n" << result.log;
 }
 
+// `size` in the k-grouped layout: `groups` experts of `k_per_group` each (its kernels take any K).
+ProblemSize k_grouped_of(ProblemSize size, std::int64_t groups, std::int64_t k_per_group) {
+  size.num_groups = groups;
+  size.k_per_group = k_per_group;
+  size.shape.layout = detail::GemmLayout::KGrouped;
+  size.shape.k = 0;
+  return size;
+}
+
 TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
   const DeviceLimits h100;
   for (const Shape& shape : kSeedShapes) {
@@ -179,16 +188,14 @@ TEST(GemmKernelCompile, UnscaledKinds) {
     size.shape.b_mn_major = b_mn_major;
     expect_compiles_without_spills(choose_config(size, h100));
   }
-  ProblemSize k_grouped;  // the experts' weight gradient: FP32 out, with C and without
-  k_grouped.m = 4096;
-  k_grouped.num_groups = 8;
-  k_grouped.k_per_group = 4096;
-  k_grouped.shape.layout = detail::GemmLayout::KGrouped;
-  k_grouped.shape.n = 7168;
-  k_grouped.shape.ab_dtype = DType::BF16;
-  k_grouped.shape.scaling = detail::Scaling::None;
-  k_grouped.shape.a_mn_major = k_grouped.shape.b_mn_major = true;
-  k_grouped.shape.output_f32 = true;
+  ProblemSize weight_gradient;  // the experts' weight gradient: FP32 out, with C and without
+  weight_gradient.m = 4096;
+  weight_gradient.shape.n = 7168;
+  weight_gradient.shape.ab_dtype = DType::BF16;
+  weight_gradient.shape.scaling = detail::Scaling::None;
+  weight_gradient.shape.a_mn_major = weight_gradient.shape.b_mn_major = true;
+  weight_gradient.shape.output_f32 = true;
+  ProblemSize k_grouped = k_grouped_of(weight_gradient, 8, 4096);
   for (bool with_c : {false, true}) {
     k_grouped.shape.has_c = with_c;
     expect_compiles_without_spills(choose_config(k_grouped, h100));
@@ -221,11 +228,7 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
       }
     }
   }
-  ProblemSize k_grouped = size;
-  k_grouped.num_groups = 8;
-  k_grouped.k_per_group = 4096;
-  k_grouped.shape.layout = detail::GemmLayout::KGrouped;
-  k_grouped.shape.k = 0;
+  ProblemSize k_grouped = k_grouped_of(size, 8, 4096);
   k_grouped.shape.output_f32 = true;
   k_grouped.shape.has_c = false;
   k_grouped.shape.c_in_d = true;
@@ -254,12 +257,8 @@ TEST(GemmKernelCompile, AccumulationInPlace) {
     size.shape.b_mn_major = order & 2;
     expect_compiles_without_spills(choose_config(size, h100));
   }
-  size.num_groups = 8;
-  size.k_per_group = 4096;
-  size.shape.layout = detail::GemmLayout::KGrouped;
-  size.shape.k = 0;
   size.shape.a_mn_major = size.shape.b_mn_major = true;
-  expect_compiles_without_spills(choose_config(size, h100));
+  expect_compiles_without_spills(choose_config(k_grouped_of(size, 8, 4096), h100));
 }
 
 // INT8: each recipe (exact INT32 into D int32, per token and channel, blocks) with each output type, C and bias
