@@ -165,6 +165,36 @@ class Checker {
            "expected one count per expert of d (" + std::to_string(groups) + "), got " + std::to_string(ks.size()));
   }
 
+  // The dimensions of an M-grouped layout, read from A and B and checked against each other (their ranks, at
+  // least one group, B's shape, N >= 1). Contiguous: A [M_sum, K], B [G, N, K] ([G, K, N] where B is MN-major);
+  // masked: A [G, M_max, K], B [G, N, K].
+  struct GroupedDims {
+    std::int64_t groups, m, n, k;
+  };
+
+  GroupedDims contiguous_dims(const TensorView& a, const TensorView& b, bool b_mn_major = false) const {
+    ndim(a, "a", 2, "[M_sum, K]");
+    ndim(b, "b", 3, b_mn_major ? "[G, K, N]" : "[G, N, K]");
+    const GroupedDims dims{b.shape[0], a.shape[0], b.shape[b_mn_major ? 2 : 1], a.shape[1]};
+    if (dims.groups < 1) fail(ErrorKind::InvalidValue, "b", "needs at least one group (G >= 1)");
+    if (b_mn_major)
+      shape(b, "b", {dims.groups, dims.k, dims.n}, "[G, K, N] with the K of a");
+    else
+      shape(b, "b", {dims.groups, dims.n, dims.k}, "[G, N, K] with the K of a");
+    at_least_one_column(dims.n);
+    return dims;
+  }
+
+  GroupedDims masked_dims(const TensorView& a, const TensorView& b) const {
+    ndim(a, "a", 3, "[G, M_max, K]");
+    ndim(b, "b", 3, "[G, N, K]");
+    const GroupedDims dims{a.shape[0], a.shape[1], b.shape[1], a.shape[2]};
+    if (dims.groups < 1) fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
+    shape(b, "b", {dims.groups, dims.n, dims.k}, "[G, N, K] with the G and K of a");
+    at_least_one_column(dims.n);
+    return dims;
+  }
+
   // N, B's rows or columns: at least one.
   void at_least_one_column(std::int64_t n) const {
     if (n < 1) fail(ErrorKind::InvalidValue, "b", "needs N >= 1, got N = " + std::to_string(n));

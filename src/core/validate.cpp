@@ -129,12 +129,7 @@ GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, cons
                                 const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
                                 ContiguousLayout form) {
   const Checker check("m_grouped_fp8_gemm_nt_contiguous");
-  check.ndim(a, "a", 2, "[M_sum, K]");
-  check.ndim(b, "b", 3, "[G, N, K]");
-  const std::int64_t m = a.shape[0], k = a.shape[1], groups = b.shape[0], n = b.shape[1];
-  if (groups < 1) check.fail(ErrorKind::InvalidValue, "b", "needs at least one group (G >= 1)");
-  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the K of a");
-  check.at_least_one_column(n);
+  const auto [groups, m, n, k] = check.contiguous_dims(a, b);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {m, kb}, "[M_sum, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
@@ -154,12 +149,7 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
                             const TensorView& sfb, const TensorView& d, const TensorView& masked_m,
                             std::int64_t expected_m) {
   const Checker check("m_grouped_fp8_gemm_nt_masked");
-  check.ndim(a, "a", 3, "[G, M_max, K]");
-  check.ndim(b, "b", 3, "[G, N, K]");
-  const std::int64_t groups = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
-  if (groups < 1) check.fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
-  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the G and K of a");
-  check.at_least_one_column(n);
+  const auto [groups, m, n, k] = check.masked_dims(a, b);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {groups, m, kb}, "[G, M_max, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)]");

@@ -114,15 +114,7 @@ GemmProblem validate_dense_16bit(const Gemm16Op& op, bool a_mn_major, bool b_mn_
 GemmProblem validate_contiguous_16bit(const Gemm16Op& op, bool b_mn_major, const TensorView& a, const TensorView& b,
                                       const TensorView& d, const TensorView& grouped_layout, ContiguousLayout form) {
   const Checker check(op.name);
-  check.ndim(a, "a", 2, "[M_sum, K]");
-  check.ndim(b, "b", 3, b_mn_major ? "[G, K, N]" : "[G, N, K]");
-  const std::int64_t m = a.shape[0], k = a.shape[1], groups = b.shape[0], n = b.shape[b_mn_major ? 2 : 1];
-  if (groups < 1) check.fail(ErrorKind::InvalidValue, "b", "needs at least one group (G >= 1)");
-  if (b_mn_major)
-    check.shape(b, "b", {groups, k, n}, "[G, K, N] with the K of a");
-  else
-    check.shape(b, "b", {groups, n, k}, "[G, N, K] with the K of a");
-  check.at_least_one_column(n);
+  const auto [groups, m, n, k] = check.contiguous_dims(a, b, b_mn_major);
   check_k(check, k);
   check.shape(d, "d", {m, n}, "[M_sum, N]");
   check_operands(check, op.dtype, a, {"a", false, "[M_sum, K]", nullptr}, b,
@@ -139,12 +131,7 @@ GemmProblem validate_contiguous_16bit(const Gemm16Op& op, bool b_mn_major, const
 GemmProblem validate_masked_16bit(const Gemm16Op& op, const TensorView& a, const TensorView& b, const TensorView& d,
                                   const TensorView& masked_m, std::int64_t expected_m) {
   const Checker check(op.name);
-  check.ndim(a, "a", 3, "[G, M_max, K]");
-  check.ndim(b, "b", 3, "[G, N, K]");
-  const std::int64_t groups = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
-  if (groups < 1) check.fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
-  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the G and K of a");
-  check.at_least_one_column(n);
+  const auto [groups, m, n, k] = check.masked_dims(a, b);
   check_k(check, k);
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
   check_operands(check, op.dtype, a, {"a", false, "[G, M_max, K]", nullptr}, b, {"b", false, "[G, N, K]", nullptr},

@@ -227,12 +227,7 @@ GemmProblem validate_int8_contiguous(const TensorView& a, const TensorView& sa, 
                                      const TensorView& sb, const TensorView& d, const TensorView& grouped_layout,
                                      ContiguousLayout form) {
   const Checker check("m_grouped_int8_gemm_nt_contiguous");
-  check.ndim(a, "a", 2, "[M_sum, K]");
-  check.ndim(b, "b", 3, "[G, N, K]");
-  const std::int64_t m = a.shape[0], k = a.shape[1], groups = b.shape[0], n = b.shape[1];
-  if (groups < 1) check.fail(ErrorKind::InvalidValue, "b", "needs at least one group (G >= 1)");
-  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the K of a");
-  check.at_least_one_column(n);
+  const auto [groups, m, n, k] = check.contiguous_dims(a, b);
   check.shape(d, "d", {m, n}, "[M_sum, N]");
   check_operands(check, {a, b, d}, k, false);
 
@@ -249,12 +244,7 @@ GemmProblem validate_int8_contiguous(const TensorView& a, const TensorView& sa, 
 GemmProblem validate_int8_masked(const TensorView& a, const TensorView& sa, const TensorView& b, const TensorView& sb,
                                  const TensorView& d, const TensorView& masked_m, std::int64_t expected_m) {
   const Checker check("m_grouped_int8_gemm_nt_masked");
-  check.ndim(a, "a", 3, "[G, M_max, K]");
-  check.ndim(b, "b", 3, "[G, N, K]");
-  const std::int64_t groups = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[1];
-  if (groups < 1) check.fail(ErrorKind::InvalidValue, "a", "needs at least one group (G >= 1)");
-  check.shape(b, "b", {groups, n, k}, "[G, N, K] with the G and K of a");
-  check.at_least_one_column(n);
+  const auto [groups, m, n, k] = check.masked_dims(a, b);
   check.shape(d, "d", {groups, m, n}, "[G, M_max, N]");
   check_operands(check, {a, b, d}, k, false);
   check.masked_counts(masked_m, groups, expected_m, a.device);

@@ -238,8 +238,8 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
   }
 }
 
-// Accumulation in place (C is D, FP32), whose store adds to D: FP8's block recipe, BF16 in each storage order
-// and the BF16 k-grouped weight gradient.
+// Accumulation in place (C is D, FP32), whose store adds to D: FP8's block recipe, INT8's two scaled recipes,
+// BF16 in each storage order and the BF16 k-grouped weight gradient.
 TEST(GemmKernelCompile, AccumulationInPlace) {
   const DeviceLimits h100;
   ProblemSize size;
@@ -250,6 +250,11 @@ TEST(GemmKernelCompile, AccumulationInPlace) {
   size.shape.c_in_d = true;
   size.shape.sfa_by_tma = true;
   expect_compiles_without_spills(choose_config(size, h100));
+  size.shape.ab_dtype = DType::I8;
+  for (auto scaling : {detail::Scaling::Block, detail::Scaling::RowColumn}) {
+    size.shape.scaling = scaling;
+    expect_compiles_without_spills(choose_config(size, h100));
+  }
   size.shape.ab_dtype = DType::BF16;
   size.shape.scaling = detail::Scaling::None;
   for (int order = 0; order < 4; ++order) {
