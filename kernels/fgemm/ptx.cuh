@@ -59,13 +59,6 @@ __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   return policy;
 }
 
-// Two consecutive floats read once (8-byte aligned), through no L1 line and under an L2 policy.
-__device__ __forceinline__ void load_streaming_f32x2(const float* pointer, uint64_t policy, float& x, float& y) {
-  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;"
-               : "=f"(x), "=f"(y)
-               : "l"(pointer), "l"(policy));
-}
-
 // ---- clusters --------------------------------------------------------------------------------------
 
 __device__ __forceinline__ uint32_t cluster_rank() {
@@ -199,6 +192,25 @@ __device__ __forceinline__ void tma_load_3d(void* smem_dst, const TensorMap* map
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
       "[%2];" ::"r"(smem_address(smem_dst)),
       "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(middle), "r"(outer)
+      : "memory");
+}
+
+// The same loads under L2's evict-first policy, for data read once.
+__device__ __forceinline__ void tma_load_2d_evict_first(void* smem_dst, const TensorMap* map, uint64_t* barrier,
+                                                        int32_t inner, int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, "
+      "{%3, %4}], [%2], %5;" ::"r"(smem_address(smem_dst)),
+      "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(outer), "l"(l2_evict_first_policy())
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_3d_evict_first(void* smem_dst, const TensorMap* map, uint64_t* barrier,
+                                                        int32_t inner, int32_t middle, int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, "
+      "{%3, %4, %5}], [%2], %6;" ::"r"(smem_address(smem_dst)),
+      "l"(map), "r"(smem_address(barrier)), "r"(inner), "r"(middle), "r"(outer), "l"(l2_evict_first_policy())
       : "memory");
 }
 

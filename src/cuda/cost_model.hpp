@@ -21,6 +21,8 @@ std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, co
 std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& config);
 // What a tile's split-K reduction adds to its time, in cycles (0 without a split).
 double split_k_cycles(const ProblemSize& problem, const KernelConfig& config);
+// What a tile waits in its epilogue for the chunks of C that its ring could not load during the K loop.
+double c_ring_cycles(const KernelConfig& config);
 // The least time to move `bytes` between DRAM and the SMs, in cycles.
 double dram_cycles(double bytes);
 // The most stages of `config` that fit the device's shared memory (0 if none).

@@ -50,8 +50,6 @@ constexpr std::int64_t kHalvesMinK = 1024;
 constexpr std::int64_t kMaxWavesForFourStagesOfHalves = 4;
 // BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
 constexpr int kMaxBlockN192 = 128;
-// Adding C loads a tile of it into registers next to the accumulators.
-constexpr int kMaxBlockNWithC = 128;
 
 }  // namespace
 
@@ -59,12 +57,8 @@ std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const Devic
   std::vector<KernelConfig> configs;
   for (int block_m : {64, 128, 192}) {
     // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
-    if (block_m == 192 && (problem.shape.layout == detail::GemmLayout::Contiguous || problem.shape.has_c))
-      continue;
-    const int max_block_n = problem.shape.has_c ? kMaxBlockNWithC
-                            : block_m == 64     ? kMaxBlockN64
-                            : block_m == 128    ? kMaxBlockN128
-                                                : kMaxBlockN192;
+    if (block_m == 192 && problem.shape.layout == detail::GemmLayout::Contiguous) continue;
+    const int max_block_n = block_m == 64 ? kMaxBlockN64 : block_m == 128 ? kMaxBlockN128 : kMaxBlockN192;
     // Each warpgroup's share of BLOCK_N is a multiple of 8.
     const int step = block_m == 64 ? 16 : block_m == 128 ? 8 : 32;
     std::vector<int> block_ns;
@@ -121,7 +115,8 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
                                                               : kKBlockOverheadCycles;
   const double k_block =
       std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.mma_n() : 0.0);
-  const double tile = k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config);
+  const double tile =
+      k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config) + c_ring_cycles(config);
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +

@@ -212,12 +212,12 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
   return size;
 }
 
-// The tensor maps the kernel reads A, B and the scales through and stores D with. A stacked operand (masked A and
-// D, grouped B) gets a 3-D map, one matrix per group. The scales' maps are not read where the math's helper
+// The tensor maps the kernel reads A, B, the scales and C through and stores D with. A stacked operand (masked A
+// and D, grouped B, k-grouped C and D) gets a 3-D map, one matrix per group. The scales' maps are not read where the math's helper
 // warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (`experts`) instead of
 // a and b.
 struct GemmTensorMaps {
-  driver::CUtensorMap a, b, sfa, sfb, d;
+  driver::CUtensorMap a, b, sfa, sfb, d, c;
 };
 
 // An operand's map: K-major as rows x K in boxes of slice rows x one K block; MN-major as K x rows (the rows of
@@ -293,6 +293,12 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
                             config.swizzle_d_bytes(), groups_of(masked || p.layout == detail::GemmLayout::KGrouped),
                             u64(p.d_group_stride)},
                            "encoding the tensor map of 'd'");
+  // A C of its own, read in chunks of 64 rows x 32 FP32 columns, one 128-byte swizzle row each
+  // (epilogue_c_ring.cuh).
+  if (config.c_slots > 0)
+    maps.c = make_tensor_map({p.c, u64(p.m), u64(p.n), u64(p.c_row_stride), 4, 64, sm90::TileConfig::kCChunkCols, 128,
+                              groups_of(p.layout == detail::GemmLayout::KGrouped), u64(p.c_group_stride)},
+                             "encoding the tensor map of 'c'");
   return maps;
 }
 
@@ -369,7 +375,7 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   GemmTensorMaps maps = tensor_maps(p, config, scales, experts);
   sm90::GemmParams params = kernel_params(p);
   // The driver reads as many of these as the kernel has parameters: the per-expert maps only where it takes them.
-  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.sfb, &maps.d, &experts};
+  void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.sfb, &maps.d, &maps.c, &experts};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
   jit::launch(kernel,
               jit::LaunchShape{{grid_of(config, kernel), 1, 1},

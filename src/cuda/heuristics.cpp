@@ -33,15 +33,19 @@ constexpr double kChipDramBytesPerCycle = 1700;
 // Its wgmma takes N of 8, 16 or 24, then multiples of 16 only. Its block recipe's promotion converts each INT32
 // partial to FP32 (an integer and an FP32 add, partial_value in math_block_scaled.cuh), which costs it registers
 // FP8's promotion does not need: ptxas spilled K loops unrolled over more than four stages, warpgroups of more
-// than 128 columns (64 with three math warpgroups), and, with C or a bias, whose addresses stay live through
-// the K loop, more than 88 columns (tests/cpp/test_cuda_kernel_compile.cpp holds every kind to no spills). With a
-// bias, the recipe without promotion keeps its columns' scales beside the sums and the bias's loads: at most 128
-// columns, as with C.
+// than 128 columns (64 with three math warpgroups), more than 96 with three stages (beside a ring of C), and,
+// with a bias, whose address stays live through the K loop, more than 88 (tests/cpp/test_cuda_kernel_compile.cpp
+// holds every kind to no spills). With a bias or C, the recipe without promotion keeps its columns' scales beside
+// the sums and the bias's loads or C's reads: at most 128 columns (256 spilled).
 constexpr int kMaxInt8BlockStages = 4;
 constexpr int kMaxInt8BlockColumns = 128;
 constexpr int kMaxInt8BlockColumns3 = 64;
-constexpr int kMaxInt8BlockColumnsWithInputs = 88;
-constexpr int kMaxInt8ColumnsWithBias = 128;
+constexpr int kMaxInt8BlockColumnsWithBias = 88;
+constexpr int kMaxInt8BlockColumnsThreeStages = 96;
+constexpr int kMaxInt8ColumnsWithInputs = 128;
+
+// A chunk of C that a ring too small for the whole tile loads in the epilogue: a round trip to DRAM (not fitted).
+constexpr double kCChunkLatencyCycles = 1200;
 
 // FP8's 1D1D recipe gives a stage back one K block late (math_row_blocks.cuh).
 constexpr int kMinRowBlocksStages = 4;
@@ -49,11 +53,13 @@ constexpr int kMinRowBlocksStages = 4;
 // Whether INT8 keeps the candidate, after int8_stages.
 bool int8_candidate(const ProblemSize& problem, const KernelConfig& config) {
   if (!mma_n_is_valid(MmaType::S8S32, config.mma_n())) return false;
-  if (!config.block_scaled()) return !problem.shape.has_bias || config.warpgroup_n() <= kMaxInt8ColumnsWithBias;
-  const int most_columns = problem.shape.has_c || problem.shape.has_bias ? kMaxInt8BlockColumnsWithInputs
-                           : config.num_math_warpgroups() == 3        ? kMaxInt8BlockColumns3
-                                                                      : kMaxInt8BlockColumns;
-  return config.warpgroup_n() <= most_columns;
+  if (!config.block_scaled())
+    return !(problem.shape.has_bias || problem.shape.has_c) || config.warpgroup_n() <= kMaxInt8ColumnsWithInputs;
+  const int most_columns = problem.shape.has_bias               ? kMaxInt8BlockColumnsWithBias
+                           : config.num_math_warpgroups() == 3 ? kMaxInt8BlockColumns3
+                                                               : kMaxInt8BlockColumns;
+  return config.warpgroup_n() <= most_columns &&
+         (config.num_stages >= kMaxInt8BlockStages || config.warpgroup_n() <= kMaxInt8BlockColumnsThreeStages);
 }
 
 void limit_int8_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs) {
@@ -106,7 +112,30 @@ int most_stages(KernelConfig config, const DeviceLimits& device) {
   return stages;
 }
 
+double c_ring_cycles(const KernelConfig& config) {
+  if (config.c_slots == 0) return 0.0;
+  const int streamed = config.c_chunks() - config.c_slots;
+  return streamed > 0 ? ceil_div(streamed, config.c_slots) * kCChunkLatencyCycles : 0.0;
+}
+
 namespace {
+
+// With a C of its own, each candidate with a ring of C (epilogue_c_ring.cuh) of every size that gains it a
+// stage over the next larger ring: all of a warpgroup's chunks (nothing of C waited for in the epilogue) down
+// to one, with the most stages that fit beside it.
+std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs, const DeviceLimits& device) {
+  std::vector<KernelConfig> rings;
+  for (KernelConfig config : configs) {
+    int stages_of_larger_ring = 0;
+    for (config.c_slots = config.c_chunks(); config.c_slots >= 1; --config.c_slots) {
+      config.num_stages = most_stages(config, device);
+      if (config.num_stages <= stages_of_larger_ring) continue;
+      stages_of_larger_ring = config.num_stages;
+      if (config.num_stages >= 2) rings.push_back(config);
+    }
+  }
+  return rings;
+}
 
 // The split-K variants of the single-CTA configurations: each split count that divides the K blocks evenly
 // (kernels/fgemm/sm90/gemm_config.cuh), leaving each CTA at least two, with the most stages that fit beside
@@ -136,6 +165,7 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
   std::vector<KernelConfig> configs = scaling == detail::Scaling::Block || scaling == detail::Scaling::RowBlocks
                                           ? fp8_candidates(problem, device, with_clusters)
                                           : no_scale_candidates(problem, device, with_clusters);
+  if (problem.shape.has_c) configs = with_c_rings(configs, device);
   if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
   if (scaling == detail::Scaling::RowBlocks) {
     // The 1D1D recipe's promotion keeps two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at
@@ -143,12 +173,10 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
     // spilled). No split-K.
     // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
     const bool helper_copies_scales = !problem.shape.sfa_by_tma;
-    const int most_columns =
-        problem.shape.has_c ? sm90::row_blocks::kMaxWarpgroupNWithC : sm90::row_blocks::kMaxWarpgroupN;
     // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
     // 128 x 112 and 96 on the shapes timed.
     const auto unsuited = [&](const KernelConfig& c) {
-      return c.warpgroup_n() > most_columns || c.num_math_warpgroups() != 2 || c.warpgroup_n() % 16 != 0 ||
+      return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 || c.warpgroup_n() % 16 != 0 ||
              (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160));
     };
     configs.erase(std::remove_if(configs.begin(), configs.end(), unsuited), configs.end());

@@ -42,8 +42,8 @@ const char* bias_element(DType bias_dtype) {
 }
 
 // The epilogue's transforms, in order (epilogue_transform.cuh, epilogue_scales.cuh): INT8's scales per row and
-// column, its bias, and C, read as the tile starts where the math threads have the registers for it (kinds
-// without promotion), in the epilogue otherwise. A C that is D itself is no transform: the store adds to D.
+// column, its bias, and C, from its ring in shared memory. A C that is D itself is no transform: the store adds
+// to D.
 std::string transform_policy(const KernelConfig& config) {
   const KernelShape& shape = config.shape;
   std::vector<std::string> steps;
@@ -53,8 +53,7 @@ std::string transform_policy(const KernelConfig& config) {
     steps.push_back(std::string("fgemm::sm90::AddBias<Config::kShapeN, Config::kWarpgroupN / 2, ") +
                     bias_element(shape.bias_dtype) + ">");
   if (shape.has_c)
-    steps.push_back(std::string("fgemm::sm90::AddC<Config::kShapeN, Config::kWarpgroupN / 2, ") +
-                    cpp_bool(!config.block_scaled()) + ">");
+    steps.push_back("fgemm::sm90::AddC<Config>");
   if (steps.empty()) return "fgemm::sm90::Identity";
   std::string chain = steps.back();
   for (auto step = steps.rbegin() + 1; step != steps.rend(); ++step)
@@ -112,7 +111,8 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "struct Tile {\n"
       << "  static constexpr fgemm::sm90::TileConfig value{" << config.block_m << ", " << config.block_n << ", "
       << config.num_stages << ", " << config.cluster_m << ", " << config.cluster_n << ", " << config.output_bytes
-      << ", " << config.operand_bytes << ", " << cpp_bool(config.output_f16) << ", " << config.split_k << "};\n"
+      << ", " << config.operand_bytes << ", " << cpp_bool(config.output_f16) << ", " << config.split_k << ", "
+      << config.c_slots << "};\n"
       << "};\n"
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "
@@ -129,10 +129,11 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_b,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_sfa,\n"
       << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_sfb,\n"
-      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_d"
+      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_d,\n"
+      << "    const __grid_constant__ fgemm::ptx::TensorMap tmap_c"
       << (expert_maps ? ",\n    const __grid_constant__ fgemm::sm90::ExpertTensorMaps expert_maps" : "") << ") {\n"
       << "  Kernel::run(params, &tmap_a, &tmap_b, {&tmap_sfa, " << (row_blocks ? "&tmap_sfb" : "nullptr")
-      << "}, &tmap_d, " << (expert_maps ? "&expert_maps" : "nullptr") << ");\n"
+      << "}, &tmap_d, &tmap_c, " << (expert_maps ? "&expert_maps" : "nullptr") << ");\n"
       << "}\n";
   return out.str();
 }

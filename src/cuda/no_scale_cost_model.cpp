@@ -21,11 +21,6 @@ constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
 // math warpgroups; three (BLOCK_M 192) get 152, for up to 128 columns.
 constexpr int kMaxWarpgroupN = 256;
 constexpr int kMaxBlockN192 = 128;
-// With C, each math thread holds its values of C beside the accumulators for the whole K loop
-// (epilogue_transform.cuh): a warpgroup has at most 128 columns (64 + 64 registers), and at most 64 with three
-// math warpgroups (BLOCK_M 192), whose threads get fewer registers; wider tiles spilled.
-constexpr int kMaxWarpgroupNWithC = 128;
-constexpr int kMaxBlockN192WithC = 64;
 // An MN-major operand is loaded in boxes of 64 elements of M or N (one 128-byte swizzle row).
 constexpr int kMnMajorBox = 64;
 
@@ -39,9 +34,7 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
     // 192-row tiles would span two experts' 128-aligned segments of the contiguous layout.
     if (block_m == 192 && shape.layout == detail::GemmLayout::Contiguous) continue;
     const int warpgroup_cols = block_m == 64 ? 2 : 1;
-    const int max_block_n = block_m == 192 ? (shape.has_c ? kMaxBlockN192WithC : kMaxBlockN192)
-                            : shape.has_c  ? kMaxWarpgroupNWithC * warpgroup_cols
-                                           : kMaxWarpgroupN;
+    const int max_block_n = block_m == 192 ? kMaxBlockN192 : kMaxWarpgroupN;
     // Each warpgroup's columns are a valid wgmma N (a multiple of 8), whole boxes where B is MN-major.
     const int warpgroup_step = shape.b_mn_major ? kMnMajorBox : 8;
     for (int block_n = warpgroup_step * warpgroup_cols; block_n <= max_block_n;
@@ -92,7 +85,8 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   // Fewer stages than it takes to cover a block's load latency with the others' MMAs show as idle time.
   const double stage_penalty = config.num_stages < 3 ? 0.15 * std::max(mma, load) : 0.0;
   const double k_block = std::max(mma, load) + kKBlockOverheadCycles + stage_penalty;
-  const double tile = k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config);
+  const double tile =
+      k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config) + c_ring_cycles(config);
   const double compute_bound = double(waves) * tile;
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) * config.operand_bytes +

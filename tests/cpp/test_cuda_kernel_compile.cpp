@@ -266,6 +266,50 @@ TEST(GemmKernelCompile, AccumulationInPlace) {
   expect_compiles_without_spills(choose_config(k_grouped_of(size, 8, 4096), h100));
 }
 
+// A C of its own through its ring (epilogue_c_ring.cuh), in every kind that takes one: at the widest warpgroups
+// of 64- and 128-row tiles, the largest ring (fewest stages) and the smallest (most stages); and the FP8 1D1D
+// k-grouped layout's stack of C (BF16's is in UnscaledKinds).
+TEST(GemmKernelCompile, RingsOfC) {
+  const DeviceLimits h100;
+  const std::pair<DType, detail::Scaling> kinds[] = {
+      {DType::E4M3, detail::Scaling::Block}, {DType::E4M3, detail::Scaling::RowBlocks},
+      {DType::BF16, detail::Scaling::None},  {DType::I8, detail::Scaling::Block},
+      {DType::I8, detail::Scaling::RowColumn}};
+  for (auto [dtype, scaling] : kinds) {
+    ProblemSize size;
+    size.m = 4096;
+    size.shape.n = 7000;
+    size.shape.k = 4000;
+    size.shape.ab_dtype = dtype;
+    size.shape.scaling = scaling;
+    size.shape.sfa_by_tma = true;
+    size.shape.has_c = true;
+    const auto configs = candidate_configs(size, h100);
+    for (int block_m : {64, 128}) {
+      const KernelConfig *widest_largest = nullptr, *widest_smallest = nullptr;
+      for (const auto& config : configs) {
+        if (config.block_m != block_m || config.cluster_size() != 1) continue;
+        EXPECT_GE(config.c_slots, 1) << config.name();
+        const auto key = [](const KernelConfig* c) { return std::pair{c->warpgroup_n(), c->c_slots}; };
+        if (!widest_largest || key(&config) > key(widest_largest)) widest_largest = &config;
+        const auto narrow_ring = [](const KernelConfig* c) { return std::pair{c->warpgroup_n(), -c->c_slots}; };
+        if (!widest_smallest || narrow_ring(&config) > narrow_ring(widest_smallest)) widest_smallest = &config;
+      }
+      ASSERT_NE(widest_largest, nullptr);
+      expect_compiles_without_spills(*widest_largest);
+      if (widest_smallest->c_slots != widest_largest->c_slots) expect_compiles_without_spills(*widest_smallest);
+    }
+  }
+  ProblemSize weight_gradient;
+  weight_gradient.m = 4096;
+  weight_gradient.shape.n = 4096;
+  weight_gradient.shape.scaling = detail::Scaling::RowBlocks;
+  weight_gradient.shape.sfa_by_tma = true;
+  weight_gradient.shape.output_f32 = true;
+  weight_gradient.shape.has_c = true;
+  expect_compiles_without_spills(choose_config(k_grouped_of(weight_gradient, 8, 4096), h100));
+}
+
 // INT8: each recipe (exact INT32 into D int32, per token and channel, blocks) with each output type, C and bias
 // of each type, the chosen kernels of the seed shapes and every layout, and the widest and narrowest tiles.
 TEST(GemmKernelCompile, Int8Kinds) {

@@ -18,6 +18,7 @@ from checks_16bit import (
     check_masked_rows,
     masked_operands,
 )
+from gpu_reference import forced_config
 from operands_16bit import DTYPES, LETTERS, MAX_DIFF
 from sanitizer import assert_sanitizer_clean
 
@@ -52,6 +53,19 @@ def random_dense_cases(count, seed):
 @pytest.mark.parametrize("dtype_name,letters,out,c_mode,m,n,k,spare_columns", random_dense_cases(40, seed=16))
 def test_dense_random_shapes(dtype_name, letters, out, c_mode, m, n, k, spare_columns):
     check_dense(dtype_name, letters, out, c_mode, m, n, k, spare_columns, device="cuda")
+
+
+# C through its ring in shared memory (epilogue_c_ring.cuh) under forced tiles: rings that hold all of a
+# warpgroup's chunks of C (64 x 64 tiles: one chunk) and rings that stream most of them in the epilogue (128 x 256:
+# eight chunks, at most three slots beside the stages), with enough tiles that every CTA takes several (the slots'
+# phases turn over), edges in M and a ragged N, and each operand of each major-ness.
+@pytest.mark.parametrize("block_m,block_n,letters", [(64, 64, "nt"), (128, 64, "tn"), (128, 256, "nt"),
+                                                     (128, 256, "nn"), (192, 128, "nt"), (128, 224, "nt")])
+@pytest.mark.parametrize("out", ["same", "fp32"])
+def test_c_through_its_ring_under_forced_tiles(block_m, block_n, letters, out):
+    with forced_config(block_m, block_n, 1, 1):
+        check_dense("bf16", letters, out, "c", 2000, 4100, 264, spare_columns=1, device="cuda")
+        check_dense("bf16", letters, out, "c", 2000, 4097, 136, device="cuda")
 
 
 @pytest.mark.parametrize("use_psum_layout", [False, True])
@@ -131,13 +145,16 @@ def test_operands_on_the_host_are_refused():
 # ---------------------------------------------------------------------------------------------- sanitizers
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
-# (a ragged N), both contiguous forms with an empty group and padding, masked with an empty group, k-grouped with
-# an empty expert and C being D.
+# (a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles), both contiguous forms
+# with an empty group and padding, masked with an empty group, k-grouped with an empty expert and C being D.
 SANITIZER_PROGRAM = """
 import torch
 from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
+from gpu_reference import forced_config
 from operands_16bit import LETTERS
 for dtype_name in {dtype_names}:
+    with forced_config(128, 256, 1, 1):
+        check_dense(dtype_name, "nt", "same", "c", 200, 520, 136, device="cuda")
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
         check_dense(dtype_name, letters, "fp32", "d", 130, 71, 136, device="cuda")

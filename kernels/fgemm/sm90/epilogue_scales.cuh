@@ -5,6 +5,7 @@
 #include "fgemm/common.cuh"
 #include "fgemm/gemm_params.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/epilogue_transform.cuh"
 
 namespace fgemm::sm90 {
 
@@ -22,21 +23,20 @@ struct RowColumnScales {
   float row_scales[2];
   float column_scales[kFragments / 2];
 
-  __device__ __forceinline__ void begin_tile(const GemmParams& params, uint32_t group, uint32_t row0, uint32_t row1,
-                                             uint32_t n_base) {
-    const float* sfa = params.sfa + group * params.sfa_group_stride;
-    row_scales[0] = row0 < params.m ? ptx::load_readonly(sfa + row0 * params.sfa_m_stride) : 0.0f;
-    row_scales[1] = row1 < params.m ? ptx::load_readonly(sfa + row1 * params.sfa_m_stride) : 0.0f;
-    const float* sfb = params.sfb + group * params.sfb_group_stride;
+  __device__ __forceinline__ void begin_tile(const EpilogueTile& tile) {
+    const GemmParams& params = tile.params;
+    const float* sfa = params.sfa + tile.group * params.sfa_group_stride;
+    row_scales[0] = tile.row0 < params.m ? ptx::load_readonly(sfa + tile.row0 * params.sfa_m_stride) : 0.0f;
+    row_scales[1] = tile.row1 < params.m ? ptx::load_readonly(sfa + tile.row1 * params.sfa_m_stride) : 0.0f;
+    const float* sfb = params.sfb + tile.group * params.sfb_group_stride;
 #pragma unroll
     for (uint32_t j = 0; j < kFragments / 2; ++j) {
-      const uint32_t col = fragment_column(n_base, j / 2 * 4 + j % 2);
+      const uint32_t col = fragment_column(tile.n_base, j / 2 * 4 + j % 2);
       column_scales[j] = col < kShapeN ? ptx::load_readonly(sfb + col * params.sfb_n_stride) : 0.0f;
     }
   }
 
-  __device__ __forceinline__ void apply(float (&acc)[kFragments], const GemmParams&, uint32_t, uint32_t, uint32_t,
-                                        uint32_t) {
+  __device__ __forceinline__ void apply(float (&acc)[kFragments], const EpilogueTile&) {
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i)
       acc[i] *= row_scales[i / 2 % 2] * column_scales[i / 4 * 2 + i % 2];
@@ -64,14 +64,13 @@ struct F16Bias {
 // hold it through the K loop, and it is a few hundred bytes of L2 per tile.
 template <uint32_t kShapeN, uint32_t kFragments, class Element>
 struct AddBias {
-  __device__ __forceinline__ void begin_tile(const GemmParams&, uint32_t, uint32_t, uint32_t, uint32_t) {}
+  __device__ __forceinline__ void begin_tile(const EpilogueTile&) {}
 
-  __device__ __forceinline__ void apply(float (&acc)[kFragments], const GemmParams& params, uint32_t, uint32_t,
-                                        uint32_t, uint32_t n_base) {
+  __device__ __forceinline__ void apply(float (&acc)[kFragments], const EpilogueTile& tile) {
 #pragma unroll
     for (uint32_t j = 0; j < kFragments / 2; ++j) {
-      const uint32_t col = fragment_column(n_base, j / 2 * 4 + j % 2);
-      const float bias = col < kShapeN ? Element::at(params.bias, col) : 0.0f;
+      const uint32_t col = fragment_column(tile.n_base, j / 2 * 4 + j % 2);
+      const float bias = col < kShapeN ? Element::at(tile.params.bias, col) : 0.0f;
       acc[j / 2 * 4 + j % 2] += bias;
       acc[j / 2 * 4 + j % 2 + 2] += bias;
     }

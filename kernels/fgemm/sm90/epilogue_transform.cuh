@@ -7,16 +7,26 @@
 #include "fgemm/common.cuh"
 #include "fgemm/gemm_params.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/epilogue_c_ring.cuh"
 
 namespace fgemm::sm90 {
+
+// What a transform knows of the tile whose accumulators it changes.
+struct EpilogueTile {
+  const GemmParams& params;
+  uint32_t group;
+  uint32_t row0, row1;  // the thread's two rows of D; params.m for rows another CTA stores (split-K)
+  uint32_t n_base;      // the warpgroup's first column of D
+  CChunkOrigin c_origin;
+  CRingMemory c_ring;
+};
 
 // Each transform is an object of the math thread with two calls: begin_tile(), as a tile's K loop starts, and
 // apply(), to the tile's accumulators in the epilogue.
 struct Identity {
-  __device__ __forceinline__ void begin_tile(const GemmParams&, uint32_t, uint32_t, uint32_t, uint32_t) {}
+  __device__ __forceinline__ void begin_tile(const EpilogueTile&) {}
   template <uint32_t kFragments>
-  __device__ __forceinline__ void apply(float (&)[kFragments], const GemmParams&, uint32_t, uint32_t, uint32_t,
-                                        uint32_t) {}
+  __device__ __forceinline__ void apply(float (&)[kFragments], const EpilogueTile&) {}
 };
 
 // Two transforms, one after the other (INT8: its scales, then a bias, then C).
@@ -25,71 +35,51 @@ struct Chain {
   First first;
   Second second;
 
-  __device__ __forceinline__ void begin_tile(const GemmParams& params, uint32_t group, uint32_t row0, uint32_t row1,
-                                             uint32_t n_base) {
-    first.begin_tile(params, group, row0, row1, n_base);
-    second.begin_tile(params, group, row0, row1, n_base);
+  __device__ __forceinline__ void begin_tile(const EpilogueTile& tile) {
+    first.begin_tile(tile);
+    second.begin_tile(tile);
   }
   template <uint32_t kFragments>
-  __device__ __forceinline__ void apply(float (&acc)[kFragments], const GemmParams& params, uint32_t group,
-                                        uint32_t row0, uint32_t row1, uint32_t n_base) {
-    first.apply(acc, params, group, row0, row1, n_base);
-    second.apply(acc, params, group, row0, row1, n_base);
+  __device__ __forceinline__ void apply(float (&acc)[kFragments], const EpilogueTile& tile) {
+    first.apply(acc, tile);
+    second.apply(acc, tile);
   }
 };
 
-// D = C + A·B. Where the math threads have the registers (kLoadEarly: the unscaled kinds), each reads its values
-// of the tile's C as the tile's K loop starts, in pairs of columns and under L2's evict-first policy (C is read
-// once; streamed through L2 it would evict the blocks of A and B that the next tiles read), so that the loads'
-// latency hides behind the K loop. FP8's partial accumulators leave no room: it reads C in the epilogue, value
-// by value. (On an H100, 4096 x 7168 x 2048 BF16 with C read in the epilogue took 298 µs, read early 261 µs,
-// against 158 µs without C: docs/PERFORMANCE.md.)
-template <uint32_t kShapeN, uint32_t kFragments, bool kLoadEarly>
+// D = C + A·B, C read from the warpgroup's ring (epilogue_c_ring.cuh), which the TMA fills as the tile starts:
+// no registers hold C through the K loop, and no thread waits for a load of C that the K loop could hide. (On
+// an H100, 4096 x 7168 x 2048 BF16 took 158 µs without C; with C read by the math threads, in the epilogue,
+// 298 µs, into registers as the tile started, 261 µs: docs/PERFORMANCE.md.)
+template <class C>
 struct AddC {
-  float early[kLoadEarly ? kFragments : 1];
+  CRing<C> ring;
 
-  __device__ __forceinline__ void begin_tile(const GemmParams& params, uint32_t group, uint32_t row0, uint32_t row1,
-                                             uint32_t n_base) {
-    if constexpr (kLoadEarly) load(early, params, group, row0, row1, n_base);
-  }
+  __device__ __forceinline__ void begin_tile(const EpilogueTile& tile) { ring.begin_tile(tile.c_ring, tile.c_origin); }
 
-  __device__ __forceinline__ void apply(float (&acc)[kFragments], const GemmParams& params, uint32_t group,
-                                        uint32_t row0, uint32_t row1, uint32_t n_base) {
-    if constexpr (kLoadEarly) {
-#pragma unroll
-      for (uint32_t i = 0; i < kFragments; ++i) acc[i] += early[i];
-    } else {
-      const float* c = params.c + group * params.c_group_stride;
-      const uint32_t lane = threadIdx.x % 32;
-#pragma unroll
-      for (uint32_t i = 0; i < kFragments; ++i) {
-        const uint32_t row = i / 2 % 2 ? row1 : row0;
-        const uint32_t col = n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2;
-        if (row < params.m && col < kShapeN) acc[i] += ptx::load_readonly(c + row * params.c_row_stride + col);
-      }
-    }
-  }
-
- private:
-  // This thread's fragments of C (zero past the edges of C) into `values`, in pairs of columns.
-  __device__ __forceinline__ static void load(float (&values)[kFragments], const GemmParams& params, uint32_t group,
-                                              uint32_t row0, uint32_t row1, uint32_t n_base) {
+  // A chunk is 64 rows of 32 FP32 columns, 128 bytes each, whose 16-byte units the TMA's swizzle permutes by
+  // the row's index modulo 8; a thread's two values of an 8-column group are 8 bytes of one unit.
+  template <uint32_t kFragments>
+  __device__ __forceinline__ void apply(float (&acc)[kFragments], const EpilogueTile& tile) {
+    constexpr uint32_t kGroups = kFragments / 4;  // 8-column groups of the warpgroup
+    constexpr uint32_t kGroupsPerChunk = CRing<C>::kChunkCols / 8;
     const uint32_t lane = threadIdx.x % 32;
-    const float* c = params.c + group * params.c_group_stride;
-    const uint64_t policy = ptx::l2_evict_first_policy();
+    const uint32_t row_in_wg = (threadIdx.x % 128 / 32) * 16 + lane / 4;
+    ring.for_each_chunk(tile.c_ring, tile.c_origin, [&](uint32_t chunk, uint32_t chunk_address) {
 #pragma unroll
-    for (uint32_t i = 0; i < kFragments; i += 2) {
-      const uint32_t row = i / 2 % 2 ? row1 : row0;
-      // An even column: with C's rows 16-byte aligned (validation), the pair is 8-byte aligned.
-      const uint32_t col = n_base + (i / 4) * 8 + (lane % 4) * 2;
-      values[i] = values[i + 1] = 0.0f;
-      if (row >= params.m || col >= kShapeN) continue;
-      const float* pair = c + row * params.c_row_stride + col;
-      if (col + 1 < kShapeN)
-        ptx::load_streaming_f32x2(pair, policy, values[i], values[i + 1]);
-      else
-        values[i] = ptx::load_readonly(pair);
-    }
+      for (uint32_t jj = 0; jj < kGroupsPerChunk; ++jj) {
+        const uint32_t j = chunk * kGroupsPerChunk + jj;
+        if (j >= kGroups) break;
+#pragma unroll
+        for (uint32_t half = 0; half < 2; ++half) {
+          const uint32_t row = row_in_wg + half * 8;
+          const uint32_t offset = row * 128 + (jj * 8 + lane % 4 * 2) * 4;
+          float x, y;
+          ptx::load_shared_f32x2(chunk_address + (offset ^ (row % 8) << 4), x, y);
+          acc[4 * j + 2 * half] += x;
+          acc[4 * j + 2 * half + 1] += y;
+        }
+      }
+    });
   }
 };
 

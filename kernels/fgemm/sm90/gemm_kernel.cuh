@@ -7,7 +7,8 @@
 //              stage holds (math_block_scaled.cuh, math_row_blocks.cuh, math_no_scale.cuh, math_int32_sums.cuh);
 //   - Transform: what the epilogue does to the accumulators before they are stored (epilogue_transform.cuh).
 // The skeleton owns the rest: the persistent scheduler, the TMA producer and its stage ring, the math
-// warpgroups' K loop and the epilogue's staging and stores.
+// warpgroups' K loop and the epilogue's staging and stores, and the shared memory and barriers of C's rings
+// (epilogue_c_ring.cuh), which the transform that adds C fills and reads.
 //
 // One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by TMA
 // multicast, or with clusters of up to eight CTAs sharing each tile's K loop (split-K, split_k_reduction.cuh). Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x
@@ -20,6 +21,7 @@
 #include "fgemm/gemm_params.cuh"
 #include "fgemm/ptx.cuh"
 #include "fgemm/sm90/epilogue_store.cuh"
+#include "fgemm/sm90/epilogue_transform.cuh"
 #include "fgemm/sm90/gemm_config.cuh"
 #include "fgemm/sm90/scheduler.cuh"
 #include "fgemm/sm90/split_k_reduction.cuh"
@@ -39,26 +41,30 @@ struct GemmKernel {
   using Sched = Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN>;
 
   // Shared memory, every buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA
-  // and wgmma address it from there): D's staging, A's and B's stages, the math policy's stage buffers, the
-  // barriers, and split-K's sums and barriers.
+  // and wgmma address it from there): D's staging, C's rings, A's and B's stages, the math policy's stage
+  // buffers, the barriers (C's rings' last), and split-K's sums and barriers.
   struct SharedMemory {
     uint8_t* d;
+    uint8_t* c;
     uint8_t* a;
     uint8_t* b;
     uint8_t* extra;
     uint64_t* full;
     uint64_t* empty;
+    uint64_t* c_full;
     uint64_t* split_k_barriers;
     uint8_t* split_k_sums;
 
     __device__ __forceinline__ explicit SharedMemory(uint8_t* base)
         : d(base),
-          a(d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup),
+          c(d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup),
+          a(c + C::kNumMathWarpgroups * C::kCSlots * TileConfig::kCChunkBytes),
           b(a + kNumStages * C::kSmemA),
           extra(b + kNumStages * C::kSmemB),
           full(reinterpret_cast<uint64_t*>(extra + kNumStages * Math::kStageExtraBytes)),
           empty(full + kNumStages),
-          split_k_barriers(empty + kNumStages),
+          c_full(empty + kNumStages),
+          split_k_barriers(c_full + C::kNumMathWarpgroups * C::kCSlots),
           split_k_sums(reinterpret_cast<uint8_t*>(split_k_barriers + 2)) {}
   };
 
@@ -140,7 +146,8 @@ struct GemmKernel {
 
   // The math warpgroups: the K loop and the epilogue of every tile of the CTA.
   __device__ __forceinline__ static void consume(const GemmParams& params, Sched scheduler, const SharedMemory& smem,
-                                                 const ptx::TensorMap* tmap_d, uint32_t rank) {
+                                                 const ptx::TensorMap* tmap_d, const ptx::TensorMap* tmap_c,
+                                                 uint32_t rank) {
     ptx::setmaxnreg_increase<kMathRegisters>();
     constexpr bool kMasked = C::kLayout == Layout::Masked;
     constexpr bool kStackedD = kMasked || C::kLayout == Layout::KGrouped;  // D is [G, M, N]
@@ -161,10 +168,13 @@ struct GemmKernel {
         0,
         lane};
     uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
+    const CRingMemory c_ring{smem.c + warpgroup * C::kCSlots * TileConfig::kCChunkBytes,
+                             smem.c_full + warpgroup * C::kCSlots, tmap_c};
     Math math(params, smem.extra, wg_row, row_in_wg);
     Transform transform;
     SplitKReduction<C> split_k(smem.split_k_sums, smem.split_k_barriers, rank);
-    // Split-K: the rows of the warps another CTA of the cluster reduces are neither read from C nor stored here.
+    // Split-K: the rows of the warps another CTA of the cluster reduces are neither stored here nor read row by
+    // row for the epilogue (INT8's scales; C comes in boxes of the warpgroup's rows).
     const bool stores_rows = C::kSplitK == 1 || split_k.owns(warp);
 
     Tile tile;
@@ -175,7 +185,7 @@ struct GemmKernel {
       const uint32_t n_base = tile.n_block * C::kBlockN + wg_col * C::kWarpgroupN;
       const uint32_t row0 = m_base + row_in_wg, row1 = row0 + 8;
       const uint32_t rows = tile.rows;
-      const uint32_t c_row0 = stores_rows ? row0 : params.m, c_row1 = stores_rows ? row1 : params.m;
+      const uint32_t input_row0 = stores_rows ? row0 : params.m, input_row1 = stores_rows ? row1 : params.m;
       // The experts of this thread's two rows (contiguous layouts), read now for the epilogue, so that the
       // loads' latency hides behind the K loop.
       int32_t row_experts[2] = {-1, -1};
@@ -184,8 +194,11 @@ struct GemmKernel {
         row_experts[1] = scheduler.row_expert(row1, tile.group);
       }
 
+      const EpilogueTile epilogue_tile{
+          params, group, input_row0, input_row1, n_base, {m_base, n_base, group, 1 + warpgroup}, c_ring};
+
       // ---------------------------------------------------------------- the K loop
-      transform.begin_tile(params, group, c_row0, c_row1, n_base);
+      if (tile.valid) transform.begin_tile(epilogue_tile);
       math.begin_tile(group, n_base, tile.k_begin / C::kBlockK);
       if constexpr (C::kLayout == Layout::KGrouped)
         expert_k_loop(math, pipe, ceil_div(tile.k_len, C::kBlockK));
@@ -195,7 +208,7 @@ struct GemmKernel {
       // ---------------------------------------------------------------- the epilogue
       if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, warpgroup, m_base + warp % 4 * 16 < rows);
       if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
-      transform.apply(math.acc, params, group, c_row0, c_row1, n_base);
+      transform.apply(math.acc, epilogue_tile);
       // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
       // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
       // not aligned to BLOCK_M, or an expert index out of range) become NaN rather than a wrong number.
@@ -243,7 +256,8 @@ struct GemmKernel {
   // expert_maps: the k-grouped FP8 kernels' per-expert maps of A and B, null for every other kernel.
   __device__ __forceinline__ static void run(const GemmParams& params, const ptx::TensorMap* tmap_a,
                                              const ptx::TensorMap* tmap_b, const ScaleMaps& scale_maps,
-                                             const ptx::TensorMap* tmap_d, const ExpertTensorMaps* expert_maps) {
+                                             const ptx::TensorMap* tmap_d, const ptx::TensorMap* tmap_c,
+                                             const ExpertTensorMaps* expert_maps) {
     // The kernel has no static shared memory, and the dynamic one starts aligned.
     extern __shared__ __align__(1024) uint8_t smem_base[];
     if (ptx::smem_address(smem_base) % 1024 != 0) __trap();
@@ -255,6 +269,7 @@ struct GemmKernel {
         ptx::prefetch_tensor_map(tmap_b);
       }
       ptx::prefetch_tensor_map(tmap_d);
+      if constexpr (C::kCSlots > 0) ptx::prefetch_tensor_map(tmap_c);
       if constexpr (Math::kTmaExtraBytes > 0) {
         ptx::prefetch_tensor_map(scale_maps.sfa);
         if (scale_maps.sfb != nullptr) ptx::prefetch_tensor_map(scale_maps.sfb);
@@ -266,6 +281,8 @@ struct GemmKernel {
         // peer's multicast) only once all of them are done with it.
         ptx::mbarrier_init(&smem.empty[s], C::kNumMathWarpgroups * 4 * C::kMulticastSize);
       }
+      // One arrival, the TMA's expected bytes, per chunk of C's rings.
+      for (uint32_t s = 0; s < C::kNumMathWarpgroups * C::kCSlots; ++s) ptx::mbarrier_init(&smem.c_full[s], 1);
       if constexpr (C::kSplitK > 1) SplitKReduction<C>::init_barriers(smem.split_k_barriers);
       ptx::fence_barrier_init();
     }
@@ -294,7 +311,7 @@ struct GemmKernel {
       if (threadIdx.x / 32 == kProducerThread / 32 + 1)
         Math::help_producer(params, scheduler, smem.extra, smem.full, smem.empty);
     } else {
-      consume(params, scheduler, smem, tmap_d, rank);
+      consume(params, scheduler, smem, tmap_d, tmap_c, rank);
     }
     // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
     if constexpr (C::kClusterSize > 1) ptx::cluster_sync();

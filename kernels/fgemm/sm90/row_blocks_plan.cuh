@@ -14,9 +14,7 @@ constexpr int align_128(int bytes) { return (bytes + 127) / 128 * 128; }
 constexpr int sfa_bytes(const TileConfig& tile) { return align_128(tile.block_m * 4); }
 constexpr int stage_extra_bytes(const TileConfig& tile) { return sfa_bytes(tile) + align_128(tile.block_n * 4); }
 
-// The promotion keeps two partial accumulators beside the FP32 one: warpgroups of at most 128 columns, or 104
-// with a C of its own, whose addresses stay live through the K loop (ptxas spilled 112).
+// The promotion keeps two partial accumulators beside the FP32 one: warpgroups of at most 128 columns.
 constexpr int kMaxWarpgroupN = 128;
-constexpr int kMaxWarpgroupNWithC = 104;
 
 }  // namespace fgemm::sm90::row_blocks

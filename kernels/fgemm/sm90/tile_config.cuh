@@ -21,6 +21,9 @@ struct TileConfig {
   // Split-K: this many CTAs of a cluster compute one tile together, each over its 1/split_k of the K blocks,
   // and reduce their sums through distributed shared memory (split_k_reduction.cuh). Never with multicast.
   int split_k = 1;
+  // A C of its own (not D): the chunks of C that each math warpgroup's ring holds (epilogue_c_ring.cuh), each
+  // 64 rows x 32 FP32 columns; 0 without such a C.
+  int c_slots = 0;
 
   // One K block is one 128-byte swizzle row of A and B.
   constexpr int block_k() const { return 128 / operand_bytes; }
@@ -40,11 +43,13 @@ struct TileConfig {
   constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / multicast_size() : block_n; }
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
-  // a warpgroup wider than 160 columns has a fourth stage or FP32 output (whose whole staging would leave room
-  // for two stages only), one column half at a time, if a half is whole 8-column groups of the accumulators
-  // (and so whole 16-byte units of D).
+  // a warpgroup wider than 160 columns has a fourth stage, FP32 output or a ring of C (whole staging would leave
+  // room for two stages only), one column half at a time, if a half is whole 8-column groups of the
+  // accumulators (and so whole 16-byte units of D).
   constexpr int staging_passes() const {
-    return warpgroup_n() > 160 && (num_stages >= 4 || output_bytes == 4) && warpgroup_n() % 16 == 0 ? 2 : 1;
+    return warpgroup_n() > 160 && (num_stages >= 4 || output_bytes == 4 || c_slots > 0) && warpgroup_n() % 16 == 0
+               ? 2
+               : 1;
   }
   constexpr int staged_cols() const { return warpgroup_n() / staging_passes(); }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row, or 0.
@@ -58,19 +63,26 @@ struct TileConfig {
   constexpr int chunk_bytes() const { return swizzle_d_bytes() ? swizzle_d_bytes() : staged_cols() * output_bytes; }
   constexpr int smem_d_per_warpgroup() const { return 64 * staged_cols() * output_bytes; }
 
+  // C's ring: a warpgroup's columns of C are ceil(warpgroup_n / 32) chunks of one 128-byte swizzled TMA box.
+  static constexpr int kCChunkCols = 32;
+  static constexpr int kCChunkBytes = 64 * kCChunkCols * 4;
+  constexpr int c_chunks() const { return ceil_div(warpgroup_n(), kCChunkCols); }
+  // The rings' chunks and one barrier per chunk, of every math warpgroup.
+  constexpr int c_ring_bytes() const { return num_math_warpgroups() * c_slots * (kCChunkBytes + 8); }
+
   // Split-K: each CTA's FP32 sums of the tile, which its peers read, and two barriers (its sums are ready,
   // its peers are done reading them).
   constexpr int split_k_bytes() const { return split_k > 1 ? block_m * block_n * 4 + 2 * 8 : 0; }
 
-  // Shared memory: D's staging, then per stage a K block of A and of B and `stage_extra_bytes` that the
-  // per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage, then
-  // what split-K needs.
+  // Shared memory: D's staging, C's rings, then per stage a K block of A and of B and `stage_extra_bytes` that
+  // the per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage, C's
+  // barriers, then what split-K needs.
   constexpr int stage_bytes(int stage_extra_bytes) const {
     return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
   }
   constexpr int smem_bytes(int stage_extra_bytes) const {
     return num_math_warpgroups() * smem_d_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
-           num_stages * 2 * 8 + split_k_bytes();
+           num_stages * 2 * 8 + c_ring_bytes() + split_k_bytes();
   }
 };
 

@@ -1,0 +1,84 @@
+// C (an FP32 matrix of its own, or a stack of them in the k-grouped layout) read by the TMA into shared memory
+// for the epilogue's D = C + A·B. Each math warpgroup has a ring of kCSlots chunks, each 64 rows x 32 columns of
+// C (one TMA box, with the 128-byte swizzle). As a tile's K loop starts, one thread of the warpgroup loads the
+// first kCSlots of the tile's chunks, so that their latency hides behind the K loop; in the epilogue the
+// warpgroup reads the chunks in order, and each slot, once read, is loaded with the chunk kCSlots further on.
+// Where the ring holds all of a tile's chunks, nothing of C is waited for in the epilogue. (Bringing the chunks it
+// cannot hold into L2 as the tile starts made 128 x 256 tiles 5% slower on an H100.)
+//
+// C is read once: its loads carry L2's evict-first policy, so that it does not push out the blocks of A and B
+// that the next tiles read. Past the edges of C the TMA fills the box with zeros.
+#pragma once
+
+#include "fgemm/common.cuh"
+#include "fgemm/ptx.cuh"
+#include "fgemm/sm90/gemm_config.cuh"
+
+namespace fgemm::sm90 {
+
+// A math warpgroup's ring (its slots and a barrier per slot) and C's tensor map.
+struct CRingMemory {
+  uint8_t* slots;
+  uint64_t* full;
+  const ptx::TensorMap* map;
+};
+
+// Where the ring's chunk of the tile is, and which warpgroup and named barrier it belongs to.
+struct CChunkOrigin {
+  uint32_t m_base, n_base, group;  // the warpgroup's first row and column of C, and its matrix (k-grouped)
+  uint32_t barrier_id;             // the warpgroup's named barrier
+};
+
+template <class C>
+struct CRing {
+  static constexpr uint32_t kSlots = C::kCSlots;
+  static constexpr uint32_t kChunks = C::kCChunks;
+  static constexpr uint32_t kChunkCols = TileConfig::kCChunkCols;
+  static constexpr uint32_t kChunkBytes = TileConfig::kCChunkBytes;
+  static constexpr bool kStacked = C::kLayout == Layout::KGrouped;  // C is [G, M, N]
+  static_assert(kSlots >= 1 && kSlots <= kChunks, "the ring holds one to all of a warpgroup's chunks");
+
+  // The chunks this warpgroup's ring has taken before the current tile: chunk i of all of them lands in slot
+  // i % kSlots, in that slot's (i / kSlots)-th phase.
+  uint32_t chunks_before = 0;
+
+  // The tile's first chunks into the ring, once every thread of the warpgroup has read the previous tile's.
+  __device__ __forceinline__ void begin_tile(const CRingMemory& ring, const CChunkOrigin& origin) const {
+    ptx::named_barrier_sync(origin.barrier_id, 128);
+    if (threadIdx.x % 128 == 0) {
+#pragma unroll
+      for (uint32_t chunk = 0; chunk < kSlots; ++chunk) load(ring, origin, chunk);
+    }
+  }
+
+  // Calls read(chunk, address of its slot) for each of the tile's chunks in order, once it has landed.
+  template <class Read>
+  __device__ __forceinline__ void for_each_chunk(const CRingMemory& ring, const CChunkOrigin& origin, Read read) {
+#pragma unroll
+    for (uint32_t chunk = 0; chunk < kChunks; ++chunk) {
+      const uint32_t index = chunks_before + chunk;
+      const uint32_t slot = index % kSlots;
+      ptx::mbarrier_wait(&ring.full[slot], index / kSlots % 2);
+      read(chunk, ptx::smem_address(ring.slots + slot * kChunkBytes));
+      if (chunk + kSlots < kChunks) {
+        ptx::named_barrier_sync(origin.barrier_id, 128);  // every thread has read the slot
+        if (threadIdx.x % 128 == 0) load(ring, origin, chunk + kSlots);
+      }
+    }
+    chunks_before += kChunks;
+  }
+
+ private:
+  __device__ __forceinline__ void load(const CRingMemory& ring, const CChunkOrigin& origin, uint32_t chunk) const {
+    const uint32_t slot = (chunks_before + chunk) % kSlots;
+    uint64_t* full = &ring.full[slot];
+    ptx::mbarrier_arrive_expect_tx(full, kChunkBytes);
+    const int32_t col = origin.n_base + chunk * kChunkCols;
+    if constexpr (kStacked)
+      ptx::tma_load_3d_evict_first(ring.slots + slot * kChunkBytes, ring.map, full, col, origin.m_base, origin.group);
+    else
+      ptx::tma_load_2d_evict_first(ring.slots + slot * kChunkBytes, ring.map, full, col, origin.m_base);
+  }
+};
+
+}  // namespace fgemm::sm90
