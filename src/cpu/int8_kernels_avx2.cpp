@@ -119,10 +119,9 @@ void scale_row(const std::int32_t* sums, float row_scale, const float* column_sc
     if (bias) value = _mm256_add_ps(value, _mm256_loadu_ps(bias + j));
     _mm256_storeu_ps(values + j, value);
   }
-  for (; j < cols; ++j) {  // the last columns, fewer than 8
-    const float value = row_scale * column_scales[j] * static_cast<float>(sums[j]);
-    values[j] = bias ? value + bias[j] : value;
-  }
+  if (j < cols)  // the last columns, fewer than 8
+    kScalarInt8Kernels.scale_row(sums + j, row_scale, column_scales + j, bias ? bias + j : nullptr, cols - j,
+                                 values + j);
 }
 
 template <std::size_t... kPanelIndex>
