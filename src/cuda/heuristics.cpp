@@ -18,12 +18,13 @@ namespace {
 constexpr int kGpcSms = 16;
 // Split-K shares a tile's K between 2, 4 or 8 CTAs (a GPC holds whole clusters of each).
 constexpr int kSplits[] = {2, 4, 8};
-// A split-K reduction's cost, which ranks the tiles of a forced split: fixed (the epilogue's row stores in place
-// of the TMA's, the launch of larger clusters), per CTA of the cluster (its barrier round trips, one after
+// A split-K reduction's cost, which ranks the tiles of a split: fixed (the epilogue's row stores in place of
+// the TMA's, the launch of larger clusters), per CTA of the cluster (its barrier round trips, one after
 // another), and its rate: each CTA reads its share of the tile's FP32 sums from every peer's shared memory. On
 // an H100, one 64 x 144 tile of 7168 FP8 K took 19.8 us in one CTA, 16.7, 13.0 and 12.4 us split 2, 4 and 8
-// ways (docs/PERFORMANCE.md).
-constexpr double kSplitKFixedCycles = 3000;
+// ways; narrow BF16 tiles of 7168 K split in two and four took 5-7 us more than their share of the K loop
+// (docs/PERFORMANCE.md).
+constexpr double kSplitKFixedCycles = 10000;
 constexpr double kSplitKCyclesPerCta = 700;
 constexpr double kDistributedSmemBytesPerCycle = 32;
 // HBM3 bandwidth of the whole chip.
@@ -47,6 +48,10 @@ constexpr int kMaxInt8ColumnsWithInputs = 128;
 // A chunk of C that a ring too small for the whole tile loads in the epilogue: a round trip to DRAM (not fitted).
 constexpr double kCChunkLatencyCycles = 1200;
 
+// Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
+// (TileConfig::a_rows).
+constexpr int kTrimmedRowsA[] = {8, 16, 32};
+
 // FP8's 1D1D recipe gives a stage back one K block late (math_row_blocks.cuh).
 constexpr int kMinRowBlocksStages = 4;
 
@@ -68,6 +73,21 @@ void limit_int8_candidates(const ProblemSize& problem, std::vector<KernelConfig>
   configs.erase(std::remove_if(configs.begin(), configs.end(),
                                [&](const KernelConfig& c) { return !int8_candidate(problem, c); }),
                 configs.end());
+}
+
+// The normal layout with A K-major: candidates whose tiles have more rows than the problem load only the rows
+// of A it has, unless a cluster multicasts A.
+void trim_rows_of_a(const ProblemSize& problem, std::vector<KernelConfig>& configs) {
+  if (problem.shape.layout != detail::GemmLayout::Normal || problem.shape.a_mn_major) return;
+  for (KernelConfig& config : configs) {
+    if (config.cluster_n > 1) continue;
+    for (int rows : kTrimmedRowsA) {
+      if (problem.m <= rows && rows < config.block_m) {
+        config.a_rows = rows;
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -166,6 +186,7 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
                                           ? fp8_candidates(problem, device, with_clusters)
                                           : no_scale_candidates(problem, device, with_clusters);
   if (problem.shape.has_c) configs = with_c_rings(configs, device);
+  trim_rows_of_a(problem, configs);
   if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
   if (scaling == detail::Scaling::RowBlocks) {
     // The 1D1D recipe's promotion keeps two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at
@@ -203,26 +224,71 @@ double estimated_cost(const ProblemSize& problem, const KernelConfig& config, co
   return fp8_recipe ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
 }
 
-KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
-  const auto configs = candidate_configs(problem, device, forced.cluster_m != 0, forced.split_k > 1);
-  // Ties go to the larger tile (counting only rows the problem has), then to no cluster.
+namespace {
+
+// Whether the heuristics weigh split-K on their own (where no tile or split is forced): the 16-bit kinds in
+// the normal layout, where the best single-CTA tiling leaves a third of the SMs or more idle. On an H100 such
+// shapes ran up to 1.5x faster split in two or four (M = 1 or 128, N = 256 or 576, K = 7168), while shapes
+// whose tiles filled the GPU ran slower split, whatever the tile (docs/PERFORMANCE.md); FP8's decode shapes
+// did not gain, and INT8's were not measured. A split tile's fixed cost is large (kSplitKFixedCycles), so
+// only splits whose clusters all run at once are weighed: at most 30 clusters of four on an H100's 132 SMs (the
+// driver's count; its GPCs do not all hold 16 SMs), where 32 of them ran 1.6x slower than 16 of twice the width.
+constexpr int kChosenSplits[] = {2, 4};
+constexpr double kSplitWhenSmsBusyBelow = 2.0 / 3.0;
+constexpr double kSplitCtasOfSms = 0.9;
+
+bool chooses_split_k(const ProblemSize& problem, BlockShape forced) {
+  const bool sixteen_bit = problem.shape.ab_dtype == DType::BF16 || problem.shape.ab_dtype == DType::F16;
+  return forced.block_m == 0 && forced.split_k == 0 && sixteen_bit &&
+         problem.shape.layout == detail::GemmLayout::Normal;
+}
+
+// The candidate of least estimated cost among those `eligible` keeps (ties: the larger tile, counting only rows
+// the problem has, then no cluster), or null.
+template <class Eligible>
+const KernelConfig* cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& problem,
+                             const DeviceLimits& device, Eligible eligible, double* cost_out) {
   const auto useful_area = [&](const KernelConfig& c) {
     return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
   };
   const KernelConfig* best = nullptr;
   double best_cost = 0;
   for (const auto& config : configs) {
-    if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) continue;
-    if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
-      continue;
-    if (config.split_k != std::max(forced.split_k, 1)) continue;
-    if (forced.block_m == 0 && config.block_scaled() && fp8_only_when_forced(problem, config)) continue;
+    if (!eligible(config)) continue;
     const double cost = estimated_cost(problem, config, device);
     const bool better_tie = best && useful_area(config) > useful_area(*best);
     if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {
       best = &config;
       best_cost = cost;
     }
+  }
+  *cost_out = best_cost;
+  return best;
+}
+
+}  // namespace
+
+KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
+  const bool split_k_chosen = chooses_split_k(problem, forced);
+  const auto configs =
+      candidate_configs(problem, device, forced.cluster_m != 0, forced.split_k > 1 || split_k_chosen);
+  double best_cost = 0;
+  const KernelConfig* best = cheapest(configs, problem, device, [&](const KernelConfig& config) {
+    if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) return false;
+    if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
+      return false;
+    if (forced.block_m == 0 && config.block_scaled() && fp8_only_when_forced(problem, config)) return false;
+    return config.split_k == std::max(forced.split_k, 1);
+  }, &best_cost);
+  if (best && split_k_chosen &&
+      cluster_tiles(problem, *best) < kSplitWhenSmsBusyBelow * max_clusters(*best, device)) {
+    double split_cost = 0;
+    const KernelConfig* split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
+      const bool chosen_split = std::find(std::begin(kChosenSplits), std::end(kChosenSplits), config.split_k) !=
+                                std::end(kChosenSplits);
+      return chosen_split && cluster_tiles(problem, config) * config.split_k <= kSplitCtasOfSms * device.num_sms;
+    }, &split_cost);
+    if (split && split_cost < best_cost) best = split;
   }
   if (!best)
     throw Error(ErrorKind::InvalidValue,

@@ -25,8 +25,9 @@ struct ProblemSize {
 
 // Every configuration the kernel supports for this problem, with the most stages that fit: single CTAs, and
 // only when asked clusters of two CTAs sharing an operand by multicast, and the single CTAs' split-K variants
-// (normal and masked layouts). Measured on an H100, neither is faster than single CTAs yet where the heuristics
-// would choose them (docs/PERFORMANCE.md), so the heuristics leave them out.
+// (normal and masked layouts). Measured on an H100, clusters are not faster than single CTAs yet where the
+// heuristics would choose them, and split-K only for the 16-bit kinds' shapes of few tiles (docs/PERFORMANCE.md):
+// choose_config weighs those splits alone.
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters = false, bool with_split_k = false);
 
@@ -45,7 +46,8 @@ struct BlockShape {
 };
 
 // The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced
-// shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one cluster per cluster tile.
+// shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one cluster per cluster tile. A forced
+// tile is never split unless split_k is forced too.
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced = {});
 
 // Every configuration choose_config picks for M (the masked layout: expected_m) from m_min to m_max, each

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cuda/cost_model.hpp"
 #include "cuda/heuristics.hpp"
 #include "cuda/kernel_source.hpp"
 #include "fgemm/error.hpp"
@@ -104,11 +105,30 @@ TEST(Heuristics, FourStagesOfColumnHalvesForFewWavesOnly) {
   }
 }
 
-// Split-K only when forced: each split an equal share of at least two K blocks, only in the normal and masked
-// layouts, never with multicast; never chosen otherwise.
-TEST(Heuristics, SplitKOnlyWhenForced) {
+ProblemSize sixteen_bit(std::int64_t m, std::int64_t n, std::int64_t k, bool f32 = false) {
+  ProblemSize size = problem(m, n, k, f32);
+  size.shape.ab_dtype = DType::BF16;
+  size.shape.scaling = detail::Scaling::None;
+  return size;
+}
+
+// Split-K: each split an equal share of at least two K blocks, only in the normal and masked layouts, never with
+// multicast. The heuristics choose it for the 16-bit kinds' shapes of few tiles, in two or four, whose clusters
+// all run at once; FP8's only when forced, and a forced tile stays whole.
+TEST(Heuristics, SplitKWhereFewTilesLeaveTheSmsIdle) {
   const DeviceLimits device;
   for (std::int64_t m : {1, 64, 128}) EXPECT_EQ(choose_config(problem(m, 2112, 7168), device).split_k, 1);
+  for (std::int64_t m : {1, 128}) {
+    for (std::int64_t n : {256, 576}) {
+      const KernelConfig split = choose_config(sixteen_bit(m, n, 7168, n == 256), device);
+      EXPECT_TRUE(split.split_k == 2 || split.split_k == 4) << split.name();
+      EXPECT_LE(cluster_tiles(sixteen_bit(m, n, 7168), split) * split.split_k, 120) << split.name();
+      EXPECT_EQ(choose_config(problem(m, n, 7168), device).split_k, 1);
+      EXPECT_EQ(choose_config(sixteen_bit(m, n, 7168), device, BlockShape{64, 32}).split_k, 1);
+    }
+  }
+  for (auto [m, n, k] : {std::tuple{1, 2112, 7168}, {128, 2112, 7168}, {1, 7168, 16384}, {4096, 7168, 2048}})
+    EXPECT_EQ(choose_config(sixteen_bit(m, n, k), device).split_k, 1) << m << "x" << n << "x" << k;
   for (DType dtype : {DType::E4M3, DType::BF16}) {
     for (auto layout : {detail::GemmLayout::Normal, detail::GemmLayout::Masked, detail::GemmLayout::Contiguous}) {
       ProblemSize size = problem(64, 2112, 7168);
@@ -136,6 +156,27 @@ TEST(Heuristics, SplitKOnlyWhenForced) {
   EXPECT_EQ(split_only.split_k, 8);
   EXPECT_EQ(split_only.num_sms % 8, 0);
   EXPECT_THROW(choose_config(problem(64, 2112, 1024), device, BlockShape{64, 128, 0, 0, 8}), Error);
+}
+
+// A problem of fewer rows than a tile loads the fewest of 8, 16 or 32 rows of A that hold them, in the normal
+// layout with A K-major and not multicast; every other candidate loads whole tiles.
+TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
+  const DeviceLimits device;
+  for (bool fp8 : {true, false}) {
+    for (std::int64_t m : {1, 7, 8, 9, 16, 17, 32, 33, 64, 100}) {
+      const ProblemSize size = fp8 ? problem(m, 2112, 7168) : sixteen_bit(m, 2112, 7168);
+      for (const auto& config : candidate_configs(size, device, true, true)) {
+        const int expected = config.cluster_n > 1 ? 0 : m <= 8 ? 8 : m <= 16 ? 16 : m <= 32 ? 32 : 0;
+        EXPECT_EQ(config.a_rows, expected < config.block_m ? expected : 0) << m << " " << config.name();
+      }
+    }
+  }
+  ProblemSize masked = sixteen_bit(1, 2112, 7168);
+  masked.shape.layout = detail::GemmLayout::Masked;
+  ProblemSize a_mn_major = sixteen_bit(1, 2112, 7168);
+  a_mn_major.shape.a_mn_major = true;
+  for (const ProblemSize& size : {masked, a_mn_major})
+    for (const auto& config : candidate_configs(size, device, true, true)) EXPECT_EQ(config.a_rows, 0) << config.name();
 }
 
 TEST(Heuristics, HonoursTheSmCount) {

@@ -312,6 +312,45 @@ TEST(GemmKernelCompile, RingsOfC) {
 
 // INT8: each recipe (exact INT32 into D int32, per token and channel, blocks) with each output type, C and bias
 // of each type, the chosen kernels of the seed shapes and every layout, and the widest and narrowest tiles.
+// Fewer rows than a tile (8, 16 and 32 rows of A a stage) in every kind with K-major A, and the 16-bit kinds'
+// shapes of few tiles that the heuristics split.
+TEST(GemmKernelCompile, FewRowsOfA) {
+  const DeviceLimits h100;
+  const struct {
+    DType dtype;
+    detail::Scaling scaling;
+  } kinds[] = {{DType::E4M3, detail::Scaling::Block}, {DType::E4M3, detail::Scaling::RowBlocks},
+               {DType::BF16, detail::Scaling::None},  {DType::I8, detail::Scaling::Block},
+               {DType::I8, detail::Scaling::RowColumn}, {DType::I8, detail::Scaling::None}};
+  for (const auto& kind : kinds) {
+    for (std::int64_t m : {1, 9, 17}) {
+      ProblemSize size;
+      size.m = m;
+      size.shape.n = 2112;
+      size.shape.k = 7168;
+      size.shape.ab_dtype = kind.dtype;
+      size.shape.scaling = kind.scaling;
+      size.shape.sfa_by_tma = true;
+      size.shape.output_f32 = kind.dtype == DType::I8 && kind.scaling == detail::Scaling::None;
+      const KernelConfig chosen = choose_config(size, h100);
+      EXPECT_GT(chosen.a_rows, 0) << chosen.name();
+      expect_compiles_without_spills(chosen);
+    }
+  }
+  for (std::int64_t m : {1, 128}) {
+    ProblemSize size;
+    size.m = m;
+    size.shape.n = 576;
+    size.shape.k = 7168;
+    size.shape.ab_dtype = DType::BF16;
+    size.shape.scaling = detail::Scaling::None;
+    size.shape.has_c = m == 1;
+    const KernelConfig chosen = choose_config(size, h100);
+    EXPECT_GT(chosen.split_k, 1) << chosen.name();
+    expect_compiles_without_spills(chosen);
+  }
+}
+
 TEST(GemmKernelCompile, Int8Kinds) {
   const DeviceLimits h100;
   struct Epilogue {

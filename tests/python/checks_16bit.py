@@ -52,6 +52,7 @@ def check_dense(dtype_name, letters, out, c_mode, m, n, k, spare_columns=0, devi
 
     assert_close(d, reference)
     assert outside(storage, d).isnan().all()
+    return d
 
 
 def check_contiguous(dtype_name, letters, out, use_psum_layout, rows_per_group, tail, n, k, device="cpu"):

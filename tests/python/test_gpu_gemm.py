@@ -106,6 +106,14 @@ def test_random_shapes_in_a_padded_output(m, n, k, fp32_out, with_c, sfa_mn_majo
                   sfa_mn_major=sfa_mn_major)
 
 
+# A problem of fewer rows than a tile loads only 8, 16 or 32 rows of A a stage (TileConfig::a_rows): each side of
+# those edges, with C and FP32 out, in a padded output whose rows past M must stay untouched.
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 16, 17, 31, 32, 33])
+@pytest.mark.parametrize("fp32_out,with_c", [(False, False), (True, True)])
+def test_few_rows_of_a(m, fp32_out, with_c):
+    run_and_check(m, 1000, 784, torch.float32 if fp32_out else torch.bfloat16, with_c, pad_cols=9, pad_rows=3)
+
+
 @pytest.mark.parametrize("m,n,k", [(1, 2112, 7168), (333, 1000, 400), (4096, 7168, 2048)])
 def test_mn_major_scales_give_the_same_bits(m, n, k):
     (a, sfa), (b, sfb) = random_operands(m, n, k)

@@ -55,6 +55,24 @@ def test_dense_random_shapes(dtype_name, letters, out, c_mode, m, n, k, spare_co
     check_dense(dtype_name, letters, out, c_mode, m, n, k, spare_columns, device="cuda")
 
 
+# Problems of fewer rows than a tile, whose stages load only 8, 16 or 32 rows of A where A is K-major
+# (TileConfig::a_rows), each side of those edges; and the shapes of few tiles the heuristics split in two or four
+# (M = 1 and 128 with N = 576 and 256, K = 7168), with C and FP32 out, the same bits call after call.
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 16, 17, 31, 32, 33])
+@pytest.mark.parametrize("letters", ["nt", "tn"])
+def test_few_rows_of_a(m, letters):
+    check_dense("bf16", letters, "same", None, m, n=1001, k=776, spare_columns=1, device="cuda")
+    check_dense("fp16", letters, "fp32", "c", m, n=1001, k=776, device="cuda")
+
+
+@pytest.mark.parametrize("m,n", [(1, 576), (128, 576), (1, 256), (128, 256)])
+@pytest.mark.parametrize("out,c_mode", [("same", None), ("same", "c"), ("fp32", "c")])
+def test_shapes_the_heuristics_split(m, n, out, c_mode):
+    first = check_dense("bf16", "nt", out, c_mode, m, n, 7168, spare_columns=1, device="cuda")
+    again = check_dense("bf16", "nt", out, c_mode, m, n, 7168, spare_columns=1, device="cuda")
+    assert torch.equal(first, again)
+
+
 # C through its ring in shared memory (epilogue_c_ring.cuh) under forced tiles: rings that hold all of a
 # warpgroup's chunks of C (64 x 64 tiles: one chunk) and rings that stream most of them in the epilogue (128 x 256:
 # eight chunks, at most three slots beside the stages), with enough tiles that every CTA takes several (the slots'

@@ -57,6 +57,9 @@ struct GemmConfig {
   static constexpr uint32_t kSmemDPerWarpgroup = kTile.smem_d_per_warpgroup();
   static constexpr uint32_t kSmemA = kBlockM * kBlockK * kTile.operand_bytes;
   static constexpr uint32_t kSmemB = kBlockN * kBlockK * kTile.operand_bytes;
+  // The rows of A a stage loads, and the bytes the TMA brings a stage.
+  static constexpr uint32_t kLoadedRowsA = kTile.loaded_rows_a();
+  static constexpr uint32_t kStageLoadBytes = (kLoadedRowsA + kBlockN) * kBlockK * kTile.operand_bytes;
   // C of its own: the chunks of a warpgroup's columns of C, and those its ring holds (epilogue_c_ring.cuh).
   static constexpr uint32_t kCChunks = kTile.c_chunks();
   static constexpr uint32_t kCSlots = kTile.c_slots;
@@ -74,6 +77,8 @@ struct GemmConfig {
                 "split-K for the normal and masked layouts");
   // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
+  static_assert(kTile.a_rows == 0 || (kLayout == Layout::Normal && kClusterN == 1 && kBlockM % kTile.a_rows == 0),
+                "fewer rows of A than a tile: the normal layout, A not multicast");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
   static_assert(kStagedCols % 8 == 0, "a staging pass is whole 8-column groups of the accumulators");
   static_assert(kStagedCols * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");

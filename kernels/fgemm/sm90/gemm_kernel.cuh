@@ -38,6 +38,9 @@ struct GemmKernel {
   static constexpr uint32_t kProducerRegisters = 40;
   static constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 152 : 232;
   static constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
+  static_assert(C::kLoadedRowsA % OperandA::kRowUnit == 0 && C::kSliceRowsA % OperandA::kRowUnit == 0 &&
+                    C::kSliceRowsB % OperandB::kRowUnit == 0,
+                "a stage loads whole boxes of each operand");
   using Sched = Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN>;
 
   // Shared memory, every buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA
@@ -93,9 +96,9 @@ struct GemmKernel {
       const bool multicast = C::kMulticastSize > 1 && tile.multicast;
       uint64_t* full = &smem.full[stage];
       // The bytes that land in this CTA's stage, its own loads and its peers' multicasts together.
-      ptx::mbarrier_arrive_expect_tx(full, C::kSmemA + C::kSmemB + Math::kTmaExtraBytes);
+      ptx::mbarrier_arrive_expect_tx(full, C::kStageLoadBytes + Math::kTmaExtraBytes);
       Math::load_with_stage(smem.extra + stage * Math::kStageExtraBytes, scale_maps, full, m0, n0, kb, group);
-      OperandA::template load<kMasked>(smem.a + stage * C::kSmemA, map_a, full, C::kSliceRowsA, C::kBlockM,
+      OperandA::template load<kMasked>(smem.a + stage * C::kSmemA, map_a, full, C::kSliceRowsA, C::kLoadedRowsA,
                                       multicast && C::kClusterN > 1, rank, k0, m0, group);
       OperandB::template load<kGroupedB>(smem.b + stage * C::kSmemB, map_b, full, C::kSliceRowsB, C::kBlockN,
                                         multicast && C::kClusterM > 1, rank, k0, n0, group);

@@ -14,6 +14,7 @@ struct KMajorOperand : OperandDescriptorSteps {
   // Descriptors address shared memory in 16-byte units. One wgmma consumes 32 bytes of K (k32 of FP8, k16 of
   // 16-bit types) from every row of the 128-byte swizzle atom: two units further along the row.
   static constexpr uint64_t kInstructionKStep = 32 / 16;
+  static constexpr uint32_t kRowUnit = 8;  // a stage loads whole 8-row swizzle atoms
 
   __device__ __forceinline__ static uint64_t descriptor(uint32_t smem_address) {
     return ptx::smem_descriptor_k_major_sw128(smem_address);

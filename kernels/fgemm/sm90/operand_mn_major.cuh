@@ -15,6 +15,7 @@ template <class C>
 struct MnMajorOperand : OperandDescriptorSteps {
   static_assert(C::kTile.operand_bytes == 2, "MN-major operands are 16-bit: FP8 wgmma reads K-major ones only");
   static constexpr uint32_t kBoxElements = 128 / 2;               // of M or N per box: one swizzle row
+  static constexpr uint32_t kRowUnit = kBoxElements;               // a stage loads whole boxes of rows
   static constexpr uint32_t kBoxBytes = C::kBlockK * 128;         // a box: kBlockK rows of K, 128 bytes each
   // One wgmma consumes 16 rows of K (k16), 16 x 128 bytes further on, in 16-byte descriptor units.
   static constexpr uint64_t kInstructionKStep = 16 * 128 / 16;

@@ -24,6 +24,12 @@ struct TileConfig {
   // A C of its own (not D): the chunks of C that each math warpgroup's ring holds (epilogue_c_ring.cuh), each
   // 64 rows x 32 FP32 columns; 0 without such a C.
   int c_slots = 0;
+  // Rows of A a stage loads where the problem has fewer rows than a tile (the normal layout, A K-major, no
+  // multicast): 8, 16 or 32, or 0 for all of BLOCK_M. The TMA then brings no rows of zeros past the end of A,
+  // which cost an SM as much of its load bandwidth as rows of data. The wgmmas still multiply 64 rows per
+  // warpgroup: the stage's other rows hold whatever they held, and the accumulator rows they make are never
+  // stored.
+  int a_rows = 0;
 
   // One K block is one 128-byte swizzle row of A and B.
   constexpr int block_k() const { return 128 / operand_bytes; }
@@ -39,7 +45,11 @@ struct TileConfig {
   constexpr int multicast_size() const { return cluster_m * cluster_n; }
   constexpr int cluster_size() const { return multicast_size() * split_k; }
   // Rows of the TMA boxes of A and B: an operand shared by the cluster is loaded in one slice per CTA.
-  constexpr int slice_rows_a() const { return cluster_n > 1 ? block_m / multicast_size() : block_m; }
+  constexpr int slice_rows_a() const {
+    return a_rows > 0 ? a_rows : cluster_n > 1 ? block_m / multicast_size() : block_m;
+  }
+  // Rows of A a stage loads (all of its slices).
+  constexpr int loaded_rows_a() const { return a_rows > 0 ? a_rows : block_m; }
   constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / multicast_size() : block_n; }
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
