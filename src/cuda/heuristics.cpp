@@ -243,26 +243,27 @@ bool chooses_split_k(const ProblemSize& problem, BlockShape forced) {
          problem.shape.layout == detail::GemmLayout::Normal;
 }
 
+struct Cheapest {
+  const KernelConfig* config = nullptr;  // null where no candidate is eligible
+  double cost = 0;
+};
+
 // The candidate of least estimated cost among those `eligible` keeps (ties: the larger tile, counting only rows
-// the problem has, then no cluster), or null.
+// the problem has, then no cluster).
 template <class Eligible>
-const KernelConfig* cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& problem,
-                             const DeviceLimits& device, Eligible eligible, double* cost_out) {
+Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& problem, const DeviceLimits& device,
+                  Eligible eligible) {
   const auto useful_area = [&](const KernelConfig& c) {
     return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
   };
-  const KernelConfig* best = nullptr;
-  double best_cost = 0;
+  Cheapest best;
   for (const auto& config : configs) {
     if (!eligible(config)) continue;
     const double cost = estimated_cost(problem, config, device);
-    const bool better_tie = best && useful_area(config) > useful_area(*best);
-    if (!best || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && better_tie)) {
-      best = &config;
-      best_cost = cost;
-    }
+    const bool better_tie = best.config && useful_area(config) > useful_area(*best.config);
+    if (!best.config || cost < best.cost * (1 - 1e-9) || (cost <= best.cost * (1 + 1e-9) && better_tie))
+      best = {&config, cost};
   }
-  *cost_out = best_cost;
   return best;
 }
 
@@ -272,23 +273,23 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
   const bool split_k_chosen = chooses_split_k(problem, forced);
   const auto configs =
       candidate_configs(problem, device, forced.cluster_m != 0, forced.split_k > 1 || split_k_chosen);
-  double best_cost = 0;
-  const KernelConfig* best = cheapest(configs, problem, device, [&](const KernelConfig& config) {
+  // The cheapest candidate of the forced shape and split (none forced: unsplit), then perhaps a chosen split.
+  const Cheapest choice = cheapest(configs, problem, device, [&](const KernelConfig& config) {
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) return false;
     if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
       return false;
     if (forced.block_m == 0 && config.block_scaled() && fp8_only_when_forced(problem, config)) return false;
     return config.split_k == std::max(forced.split_k, 1);
-  }, &best_cost);
+  });
+  const KernelConfig* best = choice.config;
   if (best && split_k_chosen &&
       cluster_tiles(problem, *best) < kSplitWhenSmsBusyBelow * max_clusters(*best, device)) {
-    double split_cost = 0;
-    const KernelConfig* split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
+    const Cheapest split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
       const bool chosen_split = std::find(std::begin(kChosenSplits), std::end(kChosenSplits), config.split_k) !=
                                 std::end(kChosenSplits);
       return chosen_split && cluster_tiles(problem, config) * config.split_k <= kSplitCtasOfSms * device.num_sms;
-    }, &split_cost);
-    if (split && split_cost < best_cost) best = split;
+    });
+    if (split.config && split.cost < choice.cost) best = split.config;
   }
   if (!best)
     throw Error(ErrorKind::InvalidValue,

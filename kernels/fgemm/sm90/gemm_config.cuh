@@ -75,8 +75,6 @@ struct GemmConfig {
   static_assert(kProblemKBlocks % kSplitK == 0, "the splits have equal shares of the K blocks");
   static_assert(kSplitK == 1 || kLayout == Layout::Normal || kLayout == Layout::Masked,
                 "split-K for the normal and masked layouts");
-  // Each slice starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
-  static_assert(kSliceRowsA % 8 == 0 && kSliceRowsB % 8 == 0, "operand slices are whole swizzle atoms");
   static_assert(kTile.a_rows == 0 || (kLayout == Layout::Normal && kClusterN == 1 && kBlockM % kTile.a_rows == 0),
                 "fewer rows of A than a tile: the normal layout, A not multicast");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");

@@ -38,6 +38,7 @@ struct GemmKernel {
   static constexpr uint32_t kProducerRegisters = 40;
   static constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 152 : 232;
   static constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
+  // Each box starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(C::kLoadedRowsA % OperandA::kRowUnit == 0 && C::kSliceRowsA % OperandA::kRowUnit == 0 &&
                     C::kSliceRowsB % OperandB::kRowUnit == 0,
                 "a stage loads whole boxes of each operand");
