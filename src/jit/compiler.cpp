@@ -46,7 +46,11 @@ Compiler compiler_from_environment() {
 }
 
 Toolchain find_toolchain(Compiler compiler) {
-  return compiler == Compiler::Nvrtc ? nvrtc_toolchain() : nvcc_toolchain();
+  Toolchain toolchain = compiler == Compiler::Nvrtc ? nvrtc_toolchain() : nvcc_toolchain();
+  // FGEMM_JIT_LINE_INFO: compile with line information, so that compute-sanitizer and the profilers name the
+  // kernel headers' lines. A flag of the toolchain, and so of the kernels' cache key.
+  if (environment_flag("FGEMM_JIT_LINE_INFO")) toolchain.flags.push_back("-lineinfo");
+  return toolchain;
 }
 
 CompileResult compile(const KernelSpec& spec, const Toolchain& toolchain,

@@ -47,6 +47,17 @@ TEST(JitCompile, TheTestKernelReallyNeedsSm90a) {
   EXPECT_TRUE(contains(error.what(), "wgmma")) << error.what();
 }
 
+TEST(JitCompile, LineInfoIsAFlagOfTheToolchainThatTheCompilerTakes) {
+  const ScopedEnvironment line_info("FGEMM_JIT_LINE_INFO", "1");
+  const Toolchain toolchain = find_toolchain(Compiler::Nvrtc);
+  EXPECT_NE(std::find(toolchain.flags.begin(), toolchain.flags.end(), "-lineinfo"), toolchain.flags.end());
+  const CompileResult result = compile(sm90a_kernel(), toolchain);
+  EXPECT_TRUE(is_elf(result.cubin));
+  const ScopedEnvironment no_line_info("FGEMM_JIT_LINE_INFO", "0");
+  const Toolchain plain = find_toolchain(Compiler::Nvrtc);
+  EXPECT_EQ(std::find(plain.flags.begin(), plain.flags.end(), "-lineinfo"), plain.flags.end());
+}
+
 TEST(JitCompile, ASyntaxErrorThrowsTheCompilerLog) {
   const KernelSpec broken{"fgemm_test_broken",
                           "extern \"C\" __global__ void fgemm_test_broken() { undeclared_name = 1; }", 0};
