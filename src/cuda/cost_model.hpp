@@ -12,6 +12,14 @@ namespace fgemm::cuda {
 
 constexpr int kMaxStages = 16;
 
+// How long a TMA load takes, seen from the SM, while every SM streams its operands (L2 or DRAM, queues
+// included): the stages loading while the math multiplies one must cover it, and a ring of C too small for its
+// tile waits it once per refill. On an H100 (docs/PERFORMANCE.md), 4096 x 576 x 7168 BF16 with C in 128 x 144
+// tiles took 77 us with three stages and 57 and 55 with four and five (0.69 us per K block with two stages
+// loading); 4096 x 7168 x 2048 with C took 8 x 1.7 us longer in 128 x 224 tiles with a ring of one chunk and a
+// fourth stage than with a ring of four.
+constexpr double kLoadLatencyCycles = 2000;
+
 // Cluster tiles (one tile per CTA of a multicast cluster, one tile per split-K cluster) of the problem, the
 // clusters that run at once, and the rounds of cluster tiles the grid takes.
 std::int64_t cluster_tiles(const ProblemSize& problem, const KernelConfig& config);

@@ -14,7 +14,7 @@ void gemm(const detail::GemmProblem& problem, Stream stream);
 // set_num_sms's), its shared memory.
 DeviceLimits gemm_device_limits(int device);
 
-// The tile shape force_config imposes (block_m == 0 and split_k == 0: none).
+// The configuration force_config imposes (all 0: none).
 BlockShape forced_config();
 
 // The source and launch needs of the kernel of `config`.
@@ -24,9 +24,10 @@ jit::KernelSpec gemm_kernel_spec(const KernelConfig& config);
 int device_sm_count();
 
 // For tuning and tests: run every later GEMM with this tile shape, cluster shape (cluster 0 x 0: the heuristics
-// pick it; the stages and grid are always theirs) and split-K (0: the heuristics' choice without a forced tile,
-// no split with one), or with the heuristics' choice again when block_m and split_k are 0. A later GEMM throws
-// fgemm::Error(InvalidValue) if the kernel cannot run the shape there.
-void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k);
+// pick it; the stages and grid are always theirs), split-K (0: the heuristics' choice without a forced tile,
+// no split with one) and, for GEMMs with a C of their own, ring of C (0: the heuristics' choice), or with the
+// heuristics' choice again when all are 0. A later GEMM throws fgemm::Error(InvalidValue) if the kernel cannot
+// run the shape there.
+void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k, int c_slots);
 
 }  // namespace fgemm::cuda

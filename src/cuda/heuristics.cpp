@@ -45,9 +45,6 @@ constexpr int kMaxInt8BlockColumnsWithBias = 88;
 constexpr int kMaxInt8BlockColumnsThreeStages = 96;
 constexpr int kMaxInt8ColumnsWithInputs = 128;
 
-// A chunk of C that a ring too small for the whole tile loads in the epilogue: a round trip to DRAM (not fitted).
-constexpr double kCChunkLatencyCycles = 1200;
-
 // Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
 // (TileConfig::a_rows).
 constexpr int kTrimmedRowsA[] = {8, 16, 32};
@@ -135,7 +132,7 @@ int most_stages(KernelConfig config, const DeviceLimits& device) {
 double c_ring_cycles(const KernelConfig& config) {
   if (config.c_slots == 0) return 0.0;
   const int streamed = config.c_chunks() - config.c_slots;
-  return streamed > 0 ? ceil_div(streamed, config.c_slots) * kCChunkLatencyCycles : 0.0;
+  return streamed > 0 ? ceil_div(streamed, config.c_slots) * kLoadLatencyCycles : 0.0;
 }
 
 namespace {
@@ -278,6 +275,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) return false;
     if (forced.cluster_m != 0 && (config.cluster_m != forced.cluster_m || config.cluster_n != forced.cluster_n))
       return false;
+    if (forced.c_slots != 0 && config.c_slots != forced.c_slots) return false;
     if (forced.block_m == 0 && config.block_scaled() && fp8_only_when_forced(problem, config)) return false;
     return config.split_k == std::max(forced.split_k, 1);
   });
@@ -293,11 +291,11 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
   }
   if (!best)
     throw Error(ErrorKind::InvalidValue,
-                forced.block_m || forced.split_k
+                forced.block_m || forced.split_k || forced.c_slots
                     ? "fgemm: the forced tile " + std::to_string(forced.block_m) + "x" +
                           std::to_string(forced.block_n) + " (cluster " + std::to_string(forced.cluster_m) + "x" +
                           std::to_string(forced.cluster_n) + ", split-K " + std::to_string(forced.split_k) +
-                          ") is not a supported configuration"
+                          ", ring of C " + std::to_string(forced.c_slots) + ") is not a supported configuration"
                     : std::string("fgemm: no kernel configuration fits the device's shared memory"));
   KernelConfig chosen = *best;
   // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,

@@ -43,6 +43,7 @@ struct BlockShape {
   int cluster_m = 0;
   int cluster_n = 0;
   int split_k = 0;
+  int c_slots = 0;  // chunks in each ring of C (0: the heuristics' choice)
 };
 
 // The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced

@@ -82,9 +82,9 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   const double row_bytes = double(config.block_k()) * config.operand_bytes;
   const double load = (rows_a + rows_b) * row_bytes / kSmLoadBytesPerCycle;
   const double store = double(config.block_m) * config.block_n * config.output_bytes / kStoreBytesPerCycle;
-  // Fewer stages than it takes to cover a block's load latency with the others' MMAs show as idle time.
-  const double stage_penalty = config.num_stages < 3 ? 0.15 * std::max(mma, load) : 0.0;
-  const double k_block = std::max(mma, load) + kKBlockOverheadCycles + stage_penalty;
+  // The stages loading while the math multiplies one bring a K block per kLoadLatencyCycles / (stages - 1).
+  const double latency_bound = kLoadLatencyCycles / std::max(config.num_stages - 1, 1);
+  const double k_block = std::max(std::max(mma, load) + kKBlockOverheadCycles, latency_bound);
   const double tile =
       k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config) + c_ring_cycles(config);
   const double compute_bound = double(waves) * tile;

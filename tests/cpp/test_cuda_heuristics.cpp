@@ -179,6 +179,35 @@ TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
     for (const auto& config : candidate_configs(size, device, true, true)) EXPECT_EQ(config.a_rows, 0) << config.name();
 }
 
+// A ring of C takes shared memory from the stages: where a K block is short (128 x 144 and 128 x 176 tiles of
+// 7168 K), the heuristics keep the four stages that cover a load's latency rather than hold more of C. A forced
+// ring is the one run, if the tile has it, and an error naming it otherwise.
+TEST(Heuristics, ARingOfCLeavesTheKLoopStagesToCoverItsLoads) {
+  const DeviceLimits device;
+  for (std::int64_t n : {576, 2112}) {
+    ProblemSize size = sixteen_bit(4096, n, 7168);
+    size.shape.has_c = true;
+    const KernelConfig chosen = choose_config(size, device);
+    EXPECT_GE(chosen.num_stages, 4) << chosen.name();
+    EXPECT_LT(chosen.c_slots, chosen.c_chunks()) << chosen.name();
+    for (const auto& config : candidate_configs(size, device, false, false)) {
+      if (config.block_m != 128 || config.block_n != 144) continue;
+      const KernelConfig forced = choose_config(size, device, BlockShape{128, 144, 0, 0, 0, config.c_slots});
+      EXPECT_EQ(forced.c_slots, config.c_slots);
+      EXPECT_EQ(forced.num_stages, config.num_stages);
+    }
+  }
+  ProblemSize size = sixteen_bit(4096, 576, 7168);
+  size.shape.has_c = true;
+  try {
+    choose_config(size, device, BlockShape{128, 144, 0, 0, 0, 6});
+    ADD_FAILURE() << "a ring of six chunks, which 128 x 144 tiles do not have, was accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidValue);
+    EXPECT_NE(std::string(error.what()).find("ring of C 6"), std::string::npos) << error.what();
+  }
+}
+
 TEST(Heuristics, HonoursTheSmCount) {
   DeviceLimits device;
   device.num_sms = 20;
