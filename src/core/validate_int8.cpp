@@ -126,7 +126,8 @@ void set_scales(const Checker& check, GemmProblem& p, const TensorView& sa, cons
   }
   // DeepSeek's blocks: sa [(G,) rows, KB], sb [(G,) NB, KB].
   const std::int64_t kb = ceil_div(p.k, kScaleBlock), nb = ceil_div(p.n, kScaleBlock);
-  const bool block_a = layout.stacked_a ? has_shape(sa, {layout.groups, layout.rows, kb}) : has_shape(sa, {layout.rows, kb});
+  const bool block_a =
+      layout.stacked_a ? has_shape(sa, {layout.groups, layout.rows, kb}) : has_shape(sa, {layout.rows, kb});
   const bool block_b = layout.grouped_b ? has_shape(sb, {layout.groups, nb, kb}) : has_shape(sb, {nb, kb});
   if (block_a && block_b) {
     p.scaling = Scaling::Block;
@@ -173,7 +174,8 @@ void set_bias(const Checker& check, GemmProblem& p, const std::optional<TensorVi
   if (!bias) return;
   if (bias->dtype != DType::F32 && (bias->dtype != d.dtype || d.dtype == DType::F32))
     check.fail(ErrorKind::InvalidType, "bias",
-               std::string("expected dtype float32") + (d.dtype != DType::F32 ? std::string(" or ") + dtype_name(d.dtype) : "") +
+               std::string("expected dtype float32") +
+                   (d.dtype != DType::F32 ? std::string(" or ") + dtype_name(d.dtype) : "") +
                    " (float32 or the dtype of d), got " + dtype_name(bias->dtype));
   check.shape(*bias, "bias", {p.n}, "[N], one value per column of d");
   check.present(*bias, "bias");

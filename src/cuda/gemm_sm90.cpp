@@ -214,8 +214,8 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
 }
 
 // The tensor maps the kernel reads A, B, the scales and C through and stores D with. A stacked operand (masked A
-// and D, grouped B, k-grouped C and D) gets a 3-D map, one matrix per group. The scales' maps are not read where the math's helper
-// warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (`experts`) instead of
+// and D, grouped B, k-grouped C and D) gets a 3-D map, one matrix per group. The scales' maps are not read where
+// the math's helper warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (`experts`) instead of
 // a and b.
 struct GemmTensorMaps {
   driver::CUtensorMap a, b, sfa, sfb, d, c;
@@ -306,8 +306,8 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
 sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
   return {static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.num_groups), p.sfa, p.sfa_m_stride,
           p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.c,
-          p.c_row_stride, p.c_group_stride, p.bias, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum, p.masked_m,
-          p.ks_tensor};
+          p.c_row_stride, p.c_group_stride, p.bias, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum,
+          p.masked_m, p.ks_tensor};
 }
 
 // The grid of a kernel: its configuration's, or, for clusters of more than two CTAs (split-K), no more clusters

@@ -194,8 +194,8 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
     // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
     // 128 x 112 and 96 on the shapes timed.
     const auto unsuited = [&](const KernelConfig& c) {
-      return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 || c.warpgroup_n() % 16 != 0 ||
-             (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160));
+      return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 ||
+             c.warpgroup_n() % 16 != 0 || (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160));
     };
     configs.erase(std::remove_if(configs.begin(), configs.end(), unsuited), configs.end());
     // Its K blocks alternate between two partial accumulators; the k-grouped K loop, whose K blocks are known

@@ -12,9 +12,10 @@ int KernelConfig::column_halves() const { return sm90::block_scaled::column_halv
 int KernelConfig::mma_n() const { return block_scaled() ? sm90::block_scaled::mma_n(*this) : warpgroup_n(); }
 
 int KernelConfig::smem_bytes() const {
+  const bool row_blocks = shape.scaling == detail::Scaling::RowBlocks;
   const int stage_extra_bytes = block_scaled() ? sm90::block_scaled::stage_extra_bytes(*this)
-                                : shape.scaling == detail::Scaling::RowBlocks ? sm90::row_blocks::stage_extra_bytes(*this)
-                                                                              : 0;
+                                : row_blocks   ? sm90::row_blocks::stage_extra_bytes(*this)
+                                               : 0;
   return TileConfig::smem_bytes(stage_extra_bytes);
 }
 
@@ -49,7 +50,8 @@ std::string KernelConfig::name() const {
       block_scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
   return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) +
          (shape.psum ? "_psum" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
-         output_name(*this) + (shape.has_c ? "_c_ring" + std::to_string(c_slots) : "") + (shape.c_in_d ? "_add" : "") + bias_name(shape) +
+         output_name(*this) + (shape.has_c ? "_c_ring" + std::to_string(c_slots) : "") +
+         (shape.c_in_d ? "_add" : "") + bias_name(shape) +
          (block_scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") +
          (shape.scaling == detail::Scaling::RowBlocks && !shape.sfa_by_tma ? "_scale_rows" : "") + "_bm" +
          std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +

@@ -391,8 +391,12 @@ TEST(Scheduler, MaskedLayoutCoversTheRowsOfEachGroupOnly) {
     // Counts outside [0, M_max] are clamped by the kernel: they must not reach past the group.
     for (auto& rows : masked) {
       const std::uint32_t pick = rng() % 6;
-      rows = pick == 0 ? 0 : pick == 1 ? std::int32_t(m_max) : pick == 2 ? -7 : pick == 3 ? std::int32_t(m_max) + 999
-                                                                                         : std::int32_t(rng() % (m_max + 1));
+      const std::int32_t full = std::int32_t(m_max);
+      rows = pick == 0   ? 0
+             : pick == 1 ? full
+             : pick == 2 ? -7
+             : pick == 3 ? full + 999
+                         : std::int32_t(rng() % (m_max + 1));
     }
     expect_exact_cover<sm90::Layout::Masked, 128, 160, 4096>(m_max, groups, {}, masked, grid);
     expect_exact_cover<sm90::Layout::Masked, 64, 32, 200>(m_max, groups, {}, masked, grid);

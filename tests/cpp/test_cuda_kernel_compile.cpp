@@ -39,6 +39,17 @@ void expect_compiles_without_spills(const KernelConfig& config) {
   EXPECT_EQ(result.log.find("C7514"), std::string::npos) << config.name() << "\n" << result.log;
 }
 
+// A large problem whose N and K are multiples of neither 64 nor 128, of one kind (FP8's block recipe by default).
+ProblemSize ragged_problem(DType dtype = DType::E4M3, detail::Scaling scaling = detail::Scaling::Block) {
+  ProblemSize size;
+  size.m = 4096;
+  size.shape.n = 7000;
+  size.shape.k = 4000;
+  size.shape.ab_dtype = dtype;
+  size.shape.scaling = scaling;
+  return size;
+}
+
 // `size` in the k-grouped layout: `groups` experts of `k_per_group` each (its kernels take any K).
 ProblemSize k_grouped_of(ProblemSize size, std::int64_t groups, std::int64_t k_per_group) {
   size.num_groups = groups;
@@ -65,10 +76,7 @@ TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
 // The epilogue variants and the tile extremes: FP32 output with C, BF16 with C, the widest and narrowest tiles.
 TEST(GemmKernelCompile, EpilogueVariantsAndTileExtremes) {
   const DeviceLimits h100;
-  ProblemSize size;
-  size.m = 4096;
-  size.shape.n = 7000;
-  size.shape.k = 4000;
+  ProblemSize size = ragged_problem();
   for (auto [f32, with_c] : {std::pair{true, true}, std::pair{false, true}, std::pair{true, false}}) {
     size.shape.output_f32 = f32;
     size.shape.has_c = with_c;
@@ -148,12 +156,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   const DeviceLimits h100;
   for (DType dtype : {DType::BF16, DType::F16}) {
     for (int order = 0; order < 4; ++order) {
-      ProblemSize size;
-      size.m = 4096;
-      size.shape.n = 7000;
-      size.shape.k = 4000;
-      size.shape.ab_dtype = dtype;
-      size.shape.scaling = dtype == DType::E4M3 ? detail::Scaling::Block : detail::Scaling::None;
+      ProblemSize size = ragged_problem(dtype, dtype == DType::E4M3 ? detail::Scaling::Block : detail::Scaling::None);
       size.shape.a_mn_major = order & 1;
       size.shape.b_mn_major = order & 2;
       for (auto [f32, with_c] : {std::pair{false, false}, std::pair{true, true}, std::pair{false, true}}) {
@@ -242,10 +245,7 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
 // BF16 in each storage order and the BF16 k-grouped weight gradient.
 TEST(GemmKernelCompile, AccumulationInPlace) {
   const DeviceLimits h100;
-  ProblemSize size;
-  size.m = 4096;
-  size.shape.n = 7000;
-  size.shape.k = 4000;
+  ProblemSize size = ragged_problem();
   size.shape.output_f32 = true;
   size.shape.c_in_d = true;
   size.shape.sfa_by_tma = true;
@@ -276,12 +276,7 @@ TEST(GemmKernelCompile, RingsOfC) {
       {DType::BF16, detail::Scaling::None},  {DType::I8, detail::Scaling::Block},
       {DType::I8, detail::Scaling::RowColumn}};
   for (auto [dtype, scaling] : kinds) {
-    ProblemSize size;
-    size.m = 4096;
-    size.shape.n = 7000;
-    size.shape.k = 4000;
-    size.shape.ab_dtype = dtype;
-    size.shape.scaling = scaling;
+    ProblemSize size = ragged_problem(dtype, scaling);
     size.shape.sfa_by_tma = true;
     size.shape.has_c = true;
     const auto configs = candidate_configs(size, h100);
@@ -390,12 +385,7 @@ TEST(GemmKernelCompile, Int8Kinds) {
     }
   }
   for (auto scaling : {kRowColumn, kBlock}) {
-    ProblemSize size;
-    size.m = 4096;
-    size.shape.n = 7000;
-    size.shape.k = 4000;
-    size.shape.ab_dtype = DType::I8;
-    size.shape.scaling = scaling;
+    ProblemSize size = ragged_problem(DType::I8, scaling);
     size.shape.has_c = true;
     size.shape.has_bias = true;
     int narrowest = 1 << 30, widest = 0;

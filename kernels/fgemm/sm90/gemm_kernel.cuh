@@ -11,8 +11,9 @@
 // (epilogue_c_ring.cuh), which the transform that adds C fills and reads.
 //
 // One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by TMA
-// multicast, or with clusters of up to eight CTAs sharing each tile's K loop (split-K, split_k_reduction.cuh). Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x
-// kWarpgroupN part of the tile; and the producer (the last warpgroup), whose first thread streams the K blocks
+// multicast, or with clusters of up to eight CTAs sharing each tile's K loop (split-K, split_k_reduction.cuh).
+// Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x kWarpgroupN part of the
+// tile; and the producer (the last warpgroup), whose first thread streams the K blocks
 // of A and B of every tile through a ring of kNumStages shared-memory stages with the TMA, and whose second warp
 // may help the math policy fill its stages.
 #pragma once
