@@ -10,6 +10,10 @@ DeepGEMM's test draws them, each a multiple of 128). Columns (kernel time from t
 zeroed before every call, medians, docs/PERFORMANCE.md):
   fgemm     fgemm.fp8_gemm_nt(..., recipe=(1, 1, 128)) (FP32 rows: c is d, accumulation in place), or
             fgemm.k_grouped_fp8_gemm_nt_contiguous (c is d)
+  fgemm_1d2d  BF16 rows only: fgemm.fp8_gemm_nt on the same shape with B scaled per 128 x 128 block, which is
+            what DeepGEMM's figure of the row measures: its sm90 1D1D kernel writes FP32 D only, and its test
+            runs the BF16 weight-gradient row with the default recipe (tests/generators.py: B is cast per block
+            unless the row accumulates)
   cublaslt  torch._scaled_mm of the same FP8 operands with unit scales, BF16 out (no fine-grained scaling:
             a speed-of-light reference)
   deepgemm  DeepGEMM's figure from the anchors file (its own test on an H100)
@@ -59,11 +63,21 @@ def normal_row(row, flush, gen):
     diff = fgemm.calc_diff(d.double(), reference)
     one = torch.ones((), device="cuda")
     unscaled = lambda: torch._scaled_mm(a[0], b[0].t(), one, one, out_dtype=torch.bfloat16)  # noqa: E731
-    t_fgemm, t_cublas = paired_times_us([run, unscaled], flush)
+    runs = [run, unscaled]
+    if not fp32:
+        b_blocks = fgemm.per_block_cast_to_fp8(torch.randn(n, k, generator=gen, device="cuda"))
+        d_1d2d = torch.empty_like(d)
+        runs.append(lambda: fgemm.fp8_gemm_nt(a, b_blocks, d_1d2d))
+    times = paired_times_us(runs, flush)
+    t_fgemm, t_cublas = times[:2]
     flops = 2 * m * n * k
-    return {"shape": f"{m}x{n}x{k} {row['out']}", "diff": diff, "fgemm_us": t_fgemm, "cublaslt_us": t_cublas,
-            "fgemm_tflops": flops / t_fgemm / 1e6, "deepgemm_tflops": row["deepgemm_tflops"],
-            "vs_deepgemm": flops / t_fgemm / 1e6 / row["deepgemm_tflops"], "vs_cublaslt": t_cublas / t_fgemm}
+    result = {"shape": f"{m}x{n}x{k} {row['out']}", "diff": diff, "fgemm_us": t_fgemm, "cublaslt_us": t_cublas,
+              "fgemm_tflops": flops / t_fgemm / 1e6, "deepgemm_tflops": row["deepgemm_tflops"],
+              "vs_deepgemm": flops / t_fgemm / 1e6 / row["deepgemm_tflops"], "vs_cublaslt": t_cublas / t_fgemm}
+    if not fp32:
+        result["fgemm_1d2d_us"] = times[2]
+        result["fgemm_1d2d_vs_deepgemm"] = flops / times[2] / 1e6 / row["deepgemm_tflops"]
+    return result
 
 
 def expert_ks(groups, k_sum, gen):
@@ -111,13 +125,20 @@ def k_grouped_row(row, flush, gen):
 
 
 def print_table(title, rows):
-    print(f"\n{title}\n| shape | fgemm µs | TFLOPS | DeepGEMM TFLOPS | × DeepGEMM | × cuBLASLt unscaled | calc_diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    with_1d2d = all("fgemm_1d2d_us" in r for r in rows)
+    extra_head = " fgemm 1D2D µs | 1D2D × DeepGEMM |" if with_1d2d else ""
+    print(f"\n{title}\n| shape | fgemm µs | TFLOPS | DeepGEMM TFLOPS | × DeepGEMM | × cuBLASLt unscaled | calc_diff |"
+          + extra_head)
+    print("| --- " * (7 + 2 * with_1d2d) + "|")
     for r in rows:
+        extra = f" {r['fgemm_1d2d_us']:.1f} | {r['fgemm_1d2d_vs_deepgemm']:.2f} |" if with_1d2d else ""
         print(f"| {r['shape']} | {r['fgemm_us']:.1f} | {r['fgemm_tflops']:.0f} | {r['deepgemm_tflops']} | "
-              f"{r['vs_deepgemm']:.2f} | {r['vs_cublaslt']:.2f} | {r['diff']:.1e} |")
+              f"{r['vs_deepgemm']:.2f} | {r['vs_cublaslt']:.2f} | {r['diff']:.1e} |" + extra)
     print(f"geomean × DeepGEMM {geomean([r['vs_deepgemm'] for r in rows]):.3f}, lowest "
           f"{min(r['vs_deepgemm'] for r in rows):.3f}")
+    if with_1d2d:
+        print(f"fgemm's 1D2D on the same shapes × DeepGEMM: geomean "
+              f"{geomean([r['fgemm_1d2d_vs_deepgemm'] for r in rows]):.3f}")
 
 
 def main():

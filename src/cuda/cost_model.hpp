@@ -39,6 +39,9 @@ int most_stages(KernelConfig config, const DeviceLimits& device);
 // The 1x128 / 128x128 block recipe: FP8, and INT8 on the same schedule.
 std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const DeviceLimits& device, bool with_clusters);
 double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
+// FP8's 1D1D recipe (both operands per 1 x 128 along K): the FP8 candidates it can run, and its model.
+void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs);
+double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
 // Candidates the model cannot rank well for this problem, chosen only when forced.
 bool fp8_only_when_forced(const ProblemSize& problem, const KernelConfig& config);
 

@@ -1,10 +1,11 @@
-// The block recipe's candidate tiles and cost model (cost_model.hpp): FP8's, which INT8's block recipe shares (the
-// same schedule, with the same tensor-core rate).
+// FP8's candidate tiles and cost models (cost_model.hpp): the block recipe's, which INT8's block recipe shares (the
+// same schedule, with the same tensor-core rate), and the 1D1D recipe's.
 #include <algorithm>
 
 #include "cuda/cost_model.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/sm90/block_scaled_plan.cuh"
+#include "fgemm/sm90/row_blocks_plan.cuh"
 
 namespace fgemm::cuda {
 namespace {
@@ -50,6 +51,28 @@ constexpr std::int64_t kHalvesMinK = 1024;
 constexpr std::int64_t kMaxWavesForFourStagesOfHalves = 4;
 // BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
 constexpr int kMaxBlockN192 = 128;
+
+// The 1D1D recipe (math_row_blocks.cuh) gives a stage back one K block late, once its block is promoted during
+// the next block's MMAs: stages - 2 of them load while a block is multiplied. With fewer than four the TMA loads
+// too little ahead (on an H100, 4096 x 4096 x 7168 in place: 350 µs with 64 x 256 tiles of three stages, 262 with
+// 128 x 128 of four).
+constexpr int kMinRowBlocksStages = 4;
+// Its model was fitted to every tile of its 20 benchmark shapes forced on an H100 (docs/PERFORMANCE.md). Its
+// promotion takes two CUDA-core operations per element and K block (the product of the row's and the column's
+// scale, and the FMA), and the next K block's MMAs hide about half of them. A load waits longer the busier the
+// DRAM is: where D is FP32 and accumulated in place (read and written once per tile) and K is short, the
+// heuristics' 128 x 128 tiles with four stages ran 12% slower than 128 x 96 with six (24576 x 4096 x 1536,
+// 7168 x 4096 x 2048), and as fast on long K.
+constexpr double kFp32OpsPerCycle = 128;  // one SM's CUDA cores
+constexpr double kRowBlocksPromotionUnhidden = 0.5;
+constexpr double kRowBlocksKBlockOverheadCycles = 150;
+constexpr double kIdleDramLoadLatencyCycles = 1000;  // a load's latency with the DRAM idle
+// A queue's wait grows as 1 / (1 - utilization); kept finite for memory-bound shapes.
+constexpr double kMaxDramUtilization = 0.9;
+// Where the TMA adds the tile to D in place, rows of a warpgroup's FP32 columns that are not whole 128-byte
+// lines ran slower on the memory-bound shapes (32768 x 4096 x 512 on an H100: 64 x 96 tiles, rows of 192 bytes,
+// 589 µs; 128 x 112 and 128 x 80, 627; 128 x 96, 64 x 128 and 128 x 128, 553-561).
+constexpr int kLineBytes = 128;
 
 }  // namespace
 
@@ -124,6 +147,73 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
                                 (problem.shape.reads_c() ? 3 : 1);
   const double memory_bound = dram_cycles(dram_bytes);
   return std::max(compute_bound, memory_bound);
+}
+
+void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs) {
+  // The promotion keeps two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at most 128 columns
+  // per warpgroup, and two math warpgroups (three have 152 registers each, which ptxas spilled). No split-K.
+  // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
+  const bool helper_copies_scales = !problem.shape.sfa_by_tma;
+  // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
+  // 128 x 112 and 96 on the shapes timed.
+  const auto unsuited = [&](const KernelConfig& c) {
+    return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 ||
+           c.warpgroup_n() % 16 != 0 || (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160)) ||
+           (problem.shape.c_in_d && c.warpgroup_n() * c.output_bytes % kLineBytes != 0);
+  };
+  configs.erase(std::remove_if(configs.begin(), configs.end(), unsuited), configs.end());
+  // The K blocks alternate between the two partials; the k-grouped K loop, whose K blocks are known only on the
+  // device, keeps their parity with an even number of stages.
+  if (problem.shape.layout == detail::GemmLayout::KGrouped)
+    for (KernelConfig& config : configs) config.num_stages -= config.num_stages % 2;
+  configs.erase(std::remove_if(configs.begin(), configs.end(),
+                               [](const KernelConfig& c) { return c.num_stages < kMinRowBlocksStages; }),
+                configs.end());
+}
+
+// The 1D1D recipe's time: as the block recipe's, with its promotion in each K block, and a K block taking at
+// least the latency of a load, grown by the DRAM's utilization, over the stages loading meanwhile. The
+// utilization is the unique bytes' share of the time, which itself depends on it: the time is the root of
+// time = waves * tile(time), found by bisection (a tile's time falls as the time grows).
+double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
+  const std::int64_t m = std::max<std::int64_t>(problem.m, 1);
+  const std::int64_t n = problem.shape.n;
+  const bool k_grouped = problem.shape.layout == detail::GemmLayout::KGrouped;
+  // A and B are read once whatever the layout: k-grouped, each expert's K of the M and N rows.
+  const double operand_k = double(k_grouped ? problem.k_per_group * problem.num_groups : problem.shape.k);
+  const double waves = double(waves_of(problem, config, device));
+  const double k_blocks = double(tile_k_blocks(problem, config));
+  const double elements = double(config.block_m) * config.block_n;
+
+  const double mma = elements * config.block_k() * 2 / kMmaFlopsPerCycle;
+  const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
+  const double rows_b = double(config.block_n) / config.cluster_m;
+  const double load = (rows_a + rows_b) * config.block_k() / kSmLoadBytesPerCycle;
+  const double promotion = kRowBlocksPromotionUnhidden * elements * 2 / kFp32OpsPerCycle;
+  const double k_block = std::max(mma, load) + promotion + kRowBlocksKBlockOverheadCycles;
+  // Where C is D, the TMA store reads each element of D before it writes it.
+  const double d_passes = problem.shape.c_in_d ? 2 : 1;
+  const double store = elements * config.output_bytes * d_passes / kStoreBytesPerCycle;
+  const double tile_fixed = store + kTileOverheadCycles + c_ring_cycles(config);
+  const double dram_bytes = (double(m) + double(n)) * operand_k + double(problem.num_groups) * m * n *
+                                                                      config.output_bytes *
+                                                                      (d_passes + (problem.shape.has_c ? 1 : 0));
+  const double memory_bound = dram_cycles(dram_bytes);
+
+  const double loading_stages = std::max(config.num_stages - 2, 1);
+  const auto time_of_tiles = [&](double time) {
+    const double utilization = std::min(memory_bound / time, kMaxDramUtilization);
+    const double latency = kIdleDramLoadLatencyCycles / (1 - utilization) / loading_stages;
+    return waves * (k_blocks * std::max(k_block, latency) + tile_fixed);
+  };
+  double low = std::max(waves * (k_blocks * k_block + tile_fixed), memory_bound);
+  double high = time_of_tiles(low);
+  if (high <= low) return low;
+  for (int step = 0; step < 40; ++step) {
+    const double middle = (low + high) / 2;
+    (time_of_tiles(middle) > middle ? low : high) = middle;
+  }
+  return high;
 }
 
 bool fp8_only_when_forced(const ProblemSize& problem, const KernelConfig& config) {

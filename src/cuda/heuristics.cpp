@@ -7,7 +7,6 @@
 #include "cuda/mma_instruction.hpp"
 #include "fgemm/common.cuh"
 #include "fgemm/error.hpp"
-#include "fgemm/sm90/row_blocks_plan.cuh"
 
 namespace fgemm::cuda {
 
@@ -48,9 +47,6 @@ constexpr int kMaxInt8ColumnsWithInputs = 128;
 // Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
 // (TileConfig::a_rows).
 constexpr int kTrimmedRowsA[] = {8, 16, 32};
-
-// FP8's 1D1D recipe gives a stage back one K block late (math_row_blocks.cuh).
-constexpr int kMinRowBlocksStages = 4;
 
 // Whether INT8 keeps the candidate, after int8_stages.
 bool int8_candidate(const ProblemSize& problem, const KernelConfig& config) {
@@ -186,28 +182,7 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
   trim_rows_of_a(problem, configs);
   if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
   if (scaling == detail::Scaling::RowBlocks) {
-    // The 1D1D recipe's promotion keeps two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at
-    // most 128 columns per warpgroup, and two math warpgroups (three have 152 registers each, which ptxas
-    // spilled). No split-K.
-    // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
-    const bool helper_copies_scales = !problem.shape.sfa_by_tma;
-    // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
-    // 128 x 112 and 96 on the shapes timed.
-    const auto unsuited = [&](const KernelConfig& c) {
-      return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 ||
-             c.warpgroup_n() % 16 != 0 || (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160));
-    };
-    configs.erase(std::remove_if(configs.begin(), configs.end(), unsuited), configs.end());
-    // Its K blocks alternate between two partial accumulators; the k-grouped K loop, whose K blocks are known
-    // only on the device, keeps their parity with an even number of stages. A stage goes back one K block late
-    // (once its block is promoted, during the next block's MMAs): with fewer than four the TMA loads too little
-    // ahead (on an H100, 4096 x 4096 x 7168 in place: 350 µs with 64 x 256 tiles of three stages, 262 with
-    // 128 x 128 of four).
-    if (problem.shape.layout == detail::GemmLayout::KGrouped)
-      for (KernelConfig& config : configs) config.num_stages -= config.num_stages % 2;
-    configs.erase(std::remove_if(configs.begin(), configs.end(),
-                                 [](const KernelConfig& c) { return c.num_stages < kMinRowBlocksStages; }),
-                  configs.end());
+    keep_row_blocks_candidates(problem, configs);
     return configs;
   }
   // Split-K adds FP32 sums: INT8's exact sums, whose bits D int32 takes, never split.
@@ -217,8 +192,8 @@ std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const De
 }
 
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device) {
-  const bool fp8_recipe = config.block_scaled() || config.shape.scaling == detail::Scaling::RowBlocks;
-  return fp8_recipe ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
+  if (config.shape.scaling == detail::Scaling::RowBlocks) return row_blocks_cost(problem, config, device);
+  return config.block_scaled() ? fp8_cost(problem, config, device) : no_scale_cost(problem, config, device);
 }
 
 namespace {
