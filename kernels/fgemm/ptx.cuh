@@ -59,6 +59,16 @@ __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   return policy;
 }
 
+// ---- programmatic dependent launch ---------------------------------------------------------------------
+
+// Waits until the grids this one depends on (the previous kernel of the stream, where this one was launched to
+// overlap it) have completed and their memory operations are visible; returns at once otherwise.
+__device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
+// Lets the next kernel of the stream, if launched to overlap this one, start its blocks once every block of this
+// grid has called it or exited (it still waits for this grid's completion before touching memory).
+__device__ __forceinline__ void allow_next_grid() { asm volatile("griddepcontrol.launch_dependents;" :::); }
+
 // ---- clusters --------------------------------------------------------------------------------------
 
 __device__ __forceinline__ uint32_t cluster_rank() {

@@ -187,6 +187,14 @@ def get_num_sms() -> int:
     The SMs the GPU kernels use: the value of set_num_sms, else the current device's count (0 without a usable GPU).
     """
 
+def set_pdl(enable: object | None) -> None:
+    """
+    Programmatic dependent launch of the GEMM kernels (off by default): each may start while the previous kernel of its stream runs, its prologue overlapping that kernel's last tiles; the same bits either way.
+    """
+
+def get_pdl() -> bool:
+    """Whether set_pdl(True) is in effect."""
+
 def get_m_alignment_for_contiguous_layout() -> int:
     """
     Each group's rows in the contiguous layout start at a multiple of this (128).

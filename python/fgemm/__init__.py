@@ -58,7 +58,7 @@ from .quantize_int8 import (
     per_token_cast_to_int8,
     per_token_group_cast_to_int8,
 )
-from .settings import get_num_sms, set_num_sms
+from .settings import get_num_sms, get_pdl, set_num_sms, set_pdl
 from .support import is_supported
 from .warmup import WarmedKernel, warmup
 
@@ -101,6 +101,8 @@ __all__ = [
     "m_grouped_int8_gemm_nt_masked",
     "set_num_sms",
     "get_num_sms",
+    "set_pdl",
+    "get_pdl",
     "get_m_alignment_for_contiguous_layout",
     "get_mk_alignment_for_contiguous_layout",
     "get_tma_aligned_size",

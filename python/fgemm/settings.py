@@ -8,6 +8,19 @@ def set_num_sms(num_sms: int) -> None:
     _C.set_num_sms(num_sms)
 
 
+def set_pdl(enable: bool) -> None:
+    """Programmatic dependent launch of the GEMM kernels (off by default, as in DeepGEMM): each GEMM kernel may
+    start while the previous kernel of its stream is still running, so that its prologue overlaps that kernel's
+    last tiles; it touches no global memory before that kernel has completed, and the results are the same bits.
+    Applies to GEMMs launched afterwards, eagerly or captured in a CUDA graph."""
+    _C.set_pdl(enable)
+
+
+def get_pdl() -> bool:
+    """Whether set_pdl(True) is in effect."""
+    return _C.get_pdl()
+
+
 def get_num_sms() -> int:
     """The SMs the GPU kernels use: the value of set_num_sms, else the current device's count (0 without a
     usable GPU)."""

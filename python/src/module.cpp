@@ -123,6 +123,14 @@ void set_num_sms_py(nb::handle num_sms) {
   set_num_sms(static_cast<int>(value));
 }
 
+// A bool, as DeepGEMM's set_pdl takes (an int 0 or 1 would hide a mistaken argument).
+void set_pdl_py(nb::handle enable) {
+  if (!PyBool_Check(enable.ptr()))
+    fail_argument(ErrorKind::InvalidType, "set_pdl", "enable",
+                  std::string("must be a bool, got ") + nb::repr(enable).c_str());
+  set_pdl(enable.ptr() == Py_True);
+}
+
 }  // namespace
 }  // namespace fgemm::python
 
@@ -180,6 +188,10 @@ NB_MODULE(_C, m) {
   m.def("get_num_sms", &fgemm::get_num_sms,
         "The SMs the GPU kernels use: the value of set_num_sms, else the current device's count (0 without a "
         "usable GPU).");
+  m.def("set_pdl", &set_pdl_py, any("enable"),
+        "Programmatic dependent launch of the GEMM kernels (off by default): each may start while the previous "
+        "kernel of its stream runs, its prologue overlapping that kernel's last tiles; the same bits either way.");
+  m.def("get_pdl", &fgemm::get_pdl, "Whether set_pdl(True) is in effect.");
   m.def(
       "get_m_alignment_for_contiguous_layout", [] { return fgemm::kMAlignmentForContiguousLayout; },
       "Each group's rows in the contiguous layout start at a multiple of this (128).");

@@ -50,4 +50,8 @@ int get_num_sms() {
   return requested > 0 ? requested : cuda::device_sm_count();
 }
 
+void set_pdl(bool enable) { detail::request_programmatic_dependent_launch(enable); }
+
+bool get_pdl() { return detail::programmatic_dependent_launch(); }
+
 }  // namespace fgemm

@@ -112,9 +112,10 @@ struct alignas(128) CUtensorMap {
   std::uint64_t opaque[16];
 };
 
-// cuLaunchKernelEx and its attributes; fgemm sets only the cluster dimensions.
+// cuLaunchKernelEx and its attributes; fgemm sets the cluster dimensions and programmatic dependent launch.
 enum CUlaunchAttributeID : int {
   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+  CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 };
 
 union CUlaunchAttributeValue {
@@ -124,6 +125,7 @@ union CUlaunchAttributeValue {
     unsigned int y;
     unsigned int z;
   } clusterDim;
+  int programmaticStreamSerializationAllowed;
   void* align_as_pointer;  // other members of the driver's union hold pointers
 };
 

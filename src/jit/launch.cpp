@@ -29,15 +29,28 @@ void validate(const Kernel& kernel, const LaunchShape& shape) {
                     to_string(shape.grid) + " and cluster " + to_string(shape.cluster));
 }
 
-// The driver's description of a launch of `kernel` in `shape` on `stream`; `cluster` holds its one attribute.
+// The launch attributes a launch needs: its cluster's dimensions, and programmatic dependent launch.
+struct LaunchAttributes {
+  driver::CUlaunchAttribute values[2];
+  unsigned int count = 0;
+};
+
+// The driver's description of a launch of `kernel` in `shape` on `stream`, whose attributes `attributes` holds.
 driver::CUlaunchConfig launch_config(const Kernel& kernel, const LaunchShape& shape, driver::CUstream stream,
-                                     driver::CUlaunchAttribute& cluster) {
-  cluster = driver::CUlaunchAttribute{};
-  cluster.id = driver::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  cluster.value.clusterDim.x = shape.cluster.x;
-  cluster.value.clusterDim.y = shape.cluster.y;
-  cluster.value.clusterDim.z = shape.cluster.z;
-  const bool clustered = shape.cluster.x * shape.cluster.y * shape.cluster.z > 1;
+                                     StreamOrder order, LaunchAttributes& attributes) {
+  attributes = LaunchAttributes{};
+  if (shape.cluster.x * shape.cluster.y * shape.cluster.z > 1) {
+    driver::CUlaunchAttribute& cluster = attributes.values[attributes.count++];
+    cluster.id = driver::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = shape.cluster.x;
+    cluster.value.clusterDim.y = shape.cluster.y;
+    cluster.value.clusterDim.z = shape.cluster.z;
+  }
+  if (order == StreamOrder::OverlapPrevious) {
+    driver::CUlaunchAttribute& overlap = attributes.values[attributes.count++];
+    overlap.id = driver::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    overlap.value.programmaticStreamSerializationAllowed = 1;
+  }
 
   driver::CUlaunchConfig config{};
   config.gridDimX = shape.grid.x;
@@ -48,17 +61,17 @@ driver::CUlaunchConfig launch_config(const Kernel& kernel, const LaunchShape& sh
   config.blockDimZ = shape.block.z;
   config.sharedMemBytes = static_cast<unsigned int>(kernel.dynamic_smem_bytes);
   config.hStream = stream;
-  config.attrs = clustered ? &cluster : nullptr;
-  config.numAttrs = clustered ? 1 : 0;
+  config.attrs = attributes.count > 0 ? attributes.values : nullptr;
+  config.numAttrs = attributes.count;
   return config;
 }
 
 }  // namespace
 
-void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver::CUstream stream) {
+void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver::CUstream stream, StreamOrder order) {
   validate(kernel, shape);
-  driver::CUlaunchAttribute cluster;
-  const driver::CUlaunchConfig config = launch_config(kernel, shape, stream, cluster);
+  LaunchAttributes attributes;
+  const driver::CUlaunchConfig config = launch_config(kernel, shape, stream, order, attributes);
   const driver::CUresult result = driver::cuda().cuLaunchKernelEx(&config, kernel.function, args, nullptr);
   if (result != driver::CUDA_SUCCESS)
     driver::check(result, ("cuLaunchKernelEx of kernel " + kernel.name).c_str());
@@ -66,8 +79,8 @@ void launch(const Kernel& kernel, const LaunchShape& shape, void** args, driver:
 
 int max_active_clusters(const Kernel& kernel, const LaunchShape& shape) {
   validate(kernel, shape);
-  driver::CUlaunchAttribute cluster;
-  const driver::CUlaunchConfig config = launch_config(kernel, shape, nullptr, cluster);
+  LaunchAttributes attributes;
+  const driver::CUlaunchConfig config = launch_config(kernel, shape, nullptr, StreamOrder::AfterPrevious, attributes);
   int clusters = 0;
   driver::check(driver::cuda().cuOccupancyMaxActiveClusters(&clusters, kernel.function, &config),
                 ("cuOccupancyMaxActiveClusters of kernel " + kernel.name).c_str());

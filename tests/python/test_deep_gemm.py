@@ -148,6 +148,11 @@ def test_utils_with_deepgemm_arguments():
         deep_gemm.transform_sf_into_required_layout(sf, 5, 384, (1, 128), psum_layout=torch.zeros(1))
     deep_gemm.set_num_sms(0)
     assert deep_gemm.get_num_sms() >= 0
+    deep_gemm.set_pdl(True)
+    try:
+        assert deep_gemm.get_pdl() and fgemm.get_pdl()
+    finally:
+        deep_gemm.set_pdl(False)
 
 
 MISSING = sorted(set(deep_gemm.__all__) - set(deep_gemm.IMPLEMENTED) - {"install", "utils", "testing"})
@@ -155,7 +160,7 @@ MISSING = sorted(set(deep_gemm.__all__) - set(deep_gemm.IMPLEMENTED) - {"install
 
 def test_deepgemms_other_functions_are_listed_as_missing():
     for name in ("k_grouped_fp8_gemm_tn_contiguous", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
-                 "einsum", "fp8_mqa_logits", "set_pdl", "pack_ue8m0_to_int"):
+                 "einsum", "fp8_mqa_logits", "set_tc_util", "pack_ue8m0_to_int"):
         assert name in MISSING
 
 

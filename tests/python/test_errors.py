@@ -383,3 +383,9 @@ def test_masked_bad_option():
                                          (8.0, TypeError)])
 def test_bad_num_sms(value, error):
     expect(error, "num_sms", fgemm.set_num_sms, value)
+
+
+@pytest.mark.parametrize("value", [1, 0, None, "True"])
+def test_pdl_takes_a_bool_only(value):
+    expect(TypeError, "enable", fgemm.set_pdl, value)
+    assert fgemm.get_pdl() is False

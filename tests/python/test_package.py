@@ -8,7 +8,7 @@ DEEPGEMM_NAMES = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked",
     "k_grouped_fp8_gemm_nt_contiguous",
     "gemm_fp8_fp8_bf16_nt", "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked",
-    "set_num_sms", "get_num_sms", "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor",
+    "set_num_sms", "get_num_sms", "set_pdl", "get_pdl", "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor",
     "get_col_major_tma_aligned_tensor", "get_m_alignment_for_contiguous_layout", "get_mk_alignment_for_contiguous_layout",
     "transform_sf_into_required_layout", "ceil_div", "calc_diff", "per_token_cast_to_fp8", "per_block_cast_to_fp8",
     *(f"{dtype}_gemm_{letters}" for dtype in ("bf16", "fp16") for letters in ("nt", "nn", "tn", "tt")),

@@ -190,3 +190,13 @@ def test_num_sms_round_trip():
         assert fgemm.get_num_sms() == 7
     finally:
         fgemm.set_num_sms(0)
+
+
+def test_pdl_is_off_by_default_and_round_trips():
+    assert fgemm.get_pdl() is False
+    fgemm.set_pdl(True)
+    try:
+        assert fgemm.get_pdl() is True
+    finally:
+        fgemm.set_pdl(False)
+    assert fgemm.get_pdl() is False

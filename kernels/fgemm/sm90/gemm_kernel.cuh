@@ -296,6 +296,11 @@ struct GemmKernel {
       ptx::cluster_sync();
     else
       __syncthreads();
+    // Launched to overlap the previous kernel of the stream (fgemm::set_pdl), the prologue above has run beside
+    // its last tiles; nothing before this point reads or writes global memory (the tensor maps are kernel
+    // parameters). The next kernel may start its own prologue on each SM this CTA leaves.
+    ptx::wait_for_previous_grid();
+    ptx::allow_next_grid();
 
     // A multicast cluster's CTAs take neighbouring tiles; a split-K cluster's take the same tiles, each its
     // split of their K.

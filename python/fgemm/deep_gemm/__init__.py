@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 import torch
 
 import fgemm
-from fgemm import calc_diff, get_num_sms, set_num_sms
+from fgemm import calc_diff, get_num_sms, get_pdl, set_num_sms, set_pdl
 from fgemm.deep_gemm import testing, utils
 from fgemm.deep_gemm._missing import not_implemented_group
 from fgemm.deep_gemm.utils import *  # noqa: F401,F403 (DeepGEMM exports its utils at the top level too)
@@ -179,8 +179,8 @@ _MISSING = {
                             "transform_weights_for_mega_moe transform_weights_for_mega_moe_sm90 fp8_fp4_mega_moe "
                             "fp8_mega_moe fp4_fp4_mega_moe bf16_mega_moe"),
     **not_implemented_group("such runtime setting",
-                            "set_tc_util get_tc_util set_ignore_compile_dims set_block_size_multiple_of set_pdl "
-                            "get_pdl use_deterministic_algorithms"),
+                            "set_tc_util get_tc_util set_ignore_compile_dims set_block_size_multiple_of "
+                            "use_deterministic_algorithms"),
 }
 globals().update(_MISSING)
 
@@ -197,6 +197,6 @@ IMPLEMENTED = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked", "fp8_fp4_gemm_nt",
     "m_grouped_fp8_fp4_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nt_masked", "gemm_fp8_fp8_bf16_nt",
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked", "set_num_sms",
-    "get_num_sms", "calc_diff", "k_grouped_fp8_gemm_nt_contiguous", *fgemm.gemm_16bit.NAMES, *utils.IMPLEMENTED,
+    "get_num_sms", "set_pdl", "get_pdl", "calc_diff", "k_grouped_fp8_gemm_nt_contiguous", *fgemm.gemm_16bit.NAMES, *utils.IMPLEMENTED,
 ]
 __all__ = IMPLEMENTED + sorted(_MISSING) + sorted(utils._MISSING) + ["install", "utils", "testing"]
