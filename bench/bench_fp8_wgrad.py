@@ -127,8 +127,8 @@ def k_grouped_row(row, flush, gen):
 def print_table(title, rows):
     with_1d2d = all("fgemm_1d2d_us" in r for r in rows)
     extra_head = " fgemm 1D2D µs | 1D2D × DeepGEMM |" if with_1d2d else ""
-    print(f"\n{title}\n| shape | fgemm µs | TFLOPS | DeepGEMM TFLOPS | × DeepGEMM | × cuBLASLt unscaled | calc_diff |"
-          + extra_head)
+    head = "| shape | fgemm µs | TFLOPS | DeepGEMM TFLOPS | × DeepGEMM | × cuBLASLt unscaled | calc_diff |"
+    print(f"\n{title}\n{head}{extra_head}")
     print("| --- " * (7 + 2 * with_1d2d) + "|")
     for r in rows:
         extra = f" {r['fgemm_1d2d_us']:.1f} | {r['fgemm_1d2d_vs_deepgemm']:.2f} |" if with_1d2d else ""

@@ -215,8 +215,8 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
 
 // The tensor maps the kernel reads A, B, the scales and C through and stores D with. A stacked operand (masked A
 // and D, grouped B, k-grouped C and D) gets a 3-D map, one matrix per group. The scales' maps are not read where
-// the math's helper warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert (`experts`) instead of
-// a and b.
+// the math's helper warp copies them (no box). The k-grouped FP8 layout's operands have a map per expert
+// (`experts`) instead of a and b.
 struct GemmTensorMaps {
   driver::CUtensorMap a, b, sfa, sfb, d, c;
 };

@@ -197,6 +197,7 @@ IMPLEMENTED = [
     "fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nt_masked", "fp8_fp4_gemm_nt",
     "m_grouped_fp8_fp4_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nt_masked", "gemm_fp8_fp8_bf16_nt",
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous", "m_grouped_gemm_fp8_fp8_bf16_nt_masked", "set_num_sms",
-    "get_num_sms", "set_pdl", "get_pdl", "calc_diff", "k_grouped_fp8_gemm_nt_contiguous", *fgemm.gemm_16bit.NAMES, *utils.IMPLEMENTED,
+    "get_num_sms", "set_pdl", "get_pdl", "calc_diff", "k_grouped_fp8_gemm_nt_contiguous", *fgemm.gemm_16bit.NAMES,
+    *utils.IMPLEMENTED,
 ]
 __all__ = IMPLEMENTED + sorted(_MISSING) + sorted(utils._MISSING) + ["install", "utils", "testing"]
