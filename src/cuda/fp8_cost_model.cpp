@@ -74,6 +74,16 @@ constexpr double kMaxDramUtilization = 0.9;
 // 589 µs; 128 x 112 and 128 x 80, 627; 128 x 96, 64 x 128 and 128 x 128, 553-561).
 constexpr int kLineBytes = 128;
 
+// A K block's MMAs or its loads, whichever take longer (a multicast operand counts once per cluster).
+double mma_or_load_cycles(const ProblemSize& problem, const KernelConfig& config) {
+  const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
+  // TMA fetches no rows past the end of A, so a small M loads only its own rows.
+  const double rows_a =
+      double(std::min<std::int64_t>(std::max<std::int64_t>(problem.m, 1), config.block_m)) / config.cluster_n;
+  const double rows_b = double(config.block_n) / config.cluster_m;
+  return std::max(mma, (rows_a + rows_b) * config.block_k() / kSmLoadBytesPerCycle);
+}
+
 }  // namespace
 
 std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const DeviceLimits& device, bool with_clusters) {
@@ -124,11 +134,6 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
   const std::int64_t waves = waves_of(problem, config, device);
   const std::int64_t k_blocks = tile_k_blocks(problem, config);
 
-  const double mma = double(config.block_m) * config.block_n * config.block_k() * 2 / kMmaFlopsPerCycle;
-  // TMA fetches no rows past the end of A, so a small M loads only its own rows.
-  const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
-  const double rows_b = double(config.block_n) / config.cluster_m;
-  const double load = (rows_a + rows_b) * config.block_k() / kSmLoadBytesPerCycle;
   const double store = double(config.block_m) * config.block_n * config.output_bytes / kStoreBytesPerCycle;
   const bool two_scale_blocks = 128 % config.mma_n() != 0;
   const bool split_n = config.warpgroup_cols() == 2 && problem.shape.layout != detail::GemmLayout::Masked;
@@ -136,8 +141,8 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
                           : config.two_partials()               ? kKBlockOverheadCyclesTwoPartials
                           : config.num_math_warpgroups() == 3 ? kKBlockOverheadCycles3
                                                               : kKBlockOverheadCycles;
-  const double k_block =
-      std::max(mma, load) + overhead + (two_scale_blocks ? kTwoScaleBlocksCycles * config.mma_n() : 0.0);
+  const double two_scale_blocks_cycles = two_scale_blocks ? kTwoScaleBlocksCycles * config.mma_n() : 0.0;
+  const double k_block = mma_or_load_cycles(problem, config) + overhead + two_scale_blocks_cycles;
   const double tile =
       k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config) + c_ring_cycles(config);
   const double compute_bound = double(waves) * tile;
@@ -185,12 +190,8 @@ double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, c
   const double k_blocks = double(tile_k_blocks(problem, config));
   const double elements = double(config.block_m) * config.block_n;
 
-  const double mma = elements * config.block_k() * 2 / kMmaFlopsPerCycle;
-  const double rows_a = double(std::min<std::int64_t>(m, config.block_m)) / config.cluster_n;
-  const double rows_b = double(config.block_n) / config.cluster_m;
-  const double load = (rows_a + rows_b) * config.block_k() / kSmLoadBytesPerCycle;
   const double promotion = kRowBlocksPromotionUnhidden * elements * 2 / kFp32OpsPerCycle;
-  const double k_block = std::max(mma, load) + promotion + kRowBlocksKBlockOverheadCycles;
+  const double k_block = mma_or_load_cycles(problem, config) + promotion + kRowBlocksKBlockOverheadCycles;
   // Where C is D, the TMA store reads each element of D before it writes it.
   const double d_passes = problem.shape.c_in_d ? 2 : 1;
   const double store = elements * config.output_bytes * d_passes / kStoreBytesPerCycle;
