@@ -231,6 +231,46 @@ TEST(Heuristics, WeightGradientsInPlaceTakeMoreStagesWhereKIsShort) {
       EXPECT_EQ(config.warpgroup_n() * config.output_bytes % 128, 0) << config.name();
 }
 
+// INT8's block recipe takes FP8's tiles where its registers allow: at M = 4096 those of the seed shapes (192 x 128
+// and 128 x 256, on an H100 the fastest forced tiles of both kinds), and at M = 64 or 128 the narrow tiles with
+// FP8's deep rings of stages where a warpgroup has 16 columns or fewer, at most eight stages up to 64 columns
+// (where the TMA loads sfa, outside the masked layout), four beyond.
+TEST(Heuristics, Int8BlockRecipeTakesFp8sTilesWhereItsRegistersAllow) {
+  const DeviceLimits device;
+  const std::pair<std::int64_t, std::int64_t> seed_nk[] = {{2112, 7168}, {24576, 1536}, {32768, 512},
+                                                          {7168, 16384}, {4096, 7168},  {7168, 2048}};
+  for (std::int64_t m : {64, 128, 4096}) {
+    for (auto [n, k] : seed_nk) {
+      ProblemSize fp8 = problem(m, n, k);
+      fp8.shape.sfa_by_tma = true;
+      ProblemSize int8 = fp8;
+      int8.shape.ab_dtype = DType::I8;
+      const KernelConfig fp8_choice = choose_config(fp8, device), int8_choice = choose_config(int8, device);
+      if (m == 4096) {
+        EXPECT_EQ(int8_choice.block_m, fp8_choice.block_m) << int8_choice.name() << " " << fp8_choice.name();
+        EXPECT_EQ(int8_choice.block_n, fp8_choice.block_n) << int8_choice.name() << " " << fp8_choice.name();
+      }
+      const int columns = int8_choice.warpgroup_n();
+      if (columns <= 16) EXPECT_EQ(int8_choice.num_stages, most_stages(int8_choice, device)) << int8_choice.name();
+      EXPECT_LE(int8_choice.num_stages, columns <= 16 ? 32 : columns <= 64 ? 8 : 4) << int8_choice.name();
+    }
+  }
+  // The grouped layouts' 128 x 256 tiles spilled, and so did the masked layout's three math warpgroups of 128
+  // columns.
+  for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
+    ProblemSize grouped = problem(4096, 4096, 7168);
+    grouped.num_groups = 4;
+    grouped.shape.layout = layout;
+    grouped.shape.ab_dtype = DType::I8;
+    grouped.shape.sfa_by_tma = true;
+    for (const auto& config : candidate_configs(grouped, device)) {
+      EXPECT_EQ(config.column_halves(), 1) << config.name();
+      if (layout == detail::GemmLayout::Masked && config.num_math_warpgroups() == 3)
+        EXPECT_LE(config.warpgroup_n(), 96) << config.name();
+    }
+  }
+}
+
 TEST(Heuristics, HonoursTheSmCount) {
   DeviceLimits device;
   device.num_sms = 20;

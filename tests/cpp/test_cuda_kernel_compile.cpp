@@ -346,6 +346,36 @@ TEST(GemmKernelCompile, FewRowsOfA) {
   }
 }
 
+// INT8's block recipe at the tiles the seed shapes choose (FP8's wide tiles at M = 4096, deep rings of stages at
+// M = 64 and 128), with sfa loaded by the TMA or by the helper warp, and in the grouped layouts.
+TEST(GemmKernelCompile, Int8BlockSeedShapes) {
+  const DeviceLimits h100;
+  for (const Shape& shape : kSeedShapes) {
+    ProblemSize size;
+    size.m = shape.m;
+    size.shape.n = shape.n;
+    size.shape.k = shape.k;
+    size.shape.ab_dtype = DType::I8;
+    for (bool sfa_by_tma : {true, false}) {
+      size.shape.sfa_by_tma = sfa_by_tma;
+      expect_compiles_without_spills(choose_config(size, h100));
+    }
+  }
+  for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
+    for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 7168}, {7168, 2048}}) {
+      ProblemSize size;
+      size.m = layout == detail::GemmLayout::Masked ? 256 : 32768;
+      size.num_groups = 4;
+      size.shape.layout = layout;
+      size.shape.n = n;
+      size.shape.k = k;
+      size.shape.ab_dtype = DType::I8;
+      size.shape.sfa_by_tma = true;
+      expect_compiles_without_spills(choose_config(size, h100));
+    }
+  }
+}
+
 TEST(GemmKernelCompile, Int8Kinds) {
   const DeviceLimits h100;
   struct Epilogue {
