@@ -7,11 +7,14 @@ Rows: M in {1, 16, 64, 128} times
   fp8   D_i = A B_i^T + D_(i-1), FP32 out (each GEMM reads the previous one's output as C), (N, K) in
         {(2112, 7168), (7168, 2048), (4096, 7168)}: the decode seed shapes;
   bf16  x_i = x_(i-1) W_i^T, BF16 (each GEMM reads the previous one's output as A), W square, K in
-        {2048, 4096, 7168}.
+        {2048, 4096, 7168};
+  quant x_i = per_token_cast_to_fp8(x_(i-1)) W_i^T, BF16, W square in FP8 per 128 x 128, K in {2048, 7168}: a
+        quantizer before each GEMM, reading the previous GEMM's output, as an FP8 decode layer runs.
 Each chain of --links GEMMs (every weight its own tensor, so that they come from DRAM) is captured once per
 setting into a CUDA graph. Columns: the time of a replay from its start to its end on the GPU (CUDA events around
-it, after an 8 GB buffer is zeroed and the GPU has gone idle), per GEMM, medians over alternating rounds of the
-two settings; PDL shortens the gaps between the kernels, which the profiler's kernel times do not show.
+it, after an 8 GB buffer is zeroed and the GPU has gone idle), per GEMM (for quant: per quantizer and GEMM),
+medians over alternating rounds of the two settings; PDL shortens the gaps between the kernels, which the
+profiler's kernel times do not show.
 """
 
 import argparse
@@ -51,6 +54,18 @@ def bf16_chain(m, k, links, gen):
     def run():
         for i, w in enumerate(weights):
             fgemm.bf16_gemm_nt(outputs[i], w, outputs[i + 1])
+    return run
+
+
+def quantized_chain(m, k, links, gen):
+    outputs = [torch.randn(m, k, device="cuda", generator=gen).to(torch.bfloat16)] + [
+        torch.empty(m, k, dtype=torch.bfloat16, device="cuda") for _ in range(links)]
+    weights = [fgemm.per_block_cast_to_fp8(torch.randn(k, k, device="cuda", generator=gen) / k ** 0.5)
+               for _ in range(links)]
+
+    def run():
+        for i, w in enumerate(weights):
+            fgemm.fp8_gemm_nt(fgemm.per_token_cast_to_fp8(outputs[i]), w, outputs[i + 1])
     return run
 
 
@@ -94,6 +109,8 @@ def main():
               for m in (1, 16, 64, 128) for n, k in ((2112, 7168), (7168, 2048), (4096, 7168))]
     chains += [(f"bf16 {m}x{k}x{k}", lambda m=m, k=k: bf16_chain(m, k, args.links, gen))
                for m in (1, 16, 64, 128) for k in (2048, 4096, 7168)]
+    chains += [(f"quant {m}x{k}x{k}", lambda m=m, k=k: quantized_chain(m, k, args.links, gen))
+               for m in (1, 16, 64, 128) for k in (2048, 7168)]
     rows = []
     print("| chain | off µs per GEMM | on µs per GEMM | off / on |")
     print("| --- | ---: | ---: | ---: |")

@@ -72,12 +72,13 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
 void set_num_sms(int num_sms);
 int get_num_sms();
 
-// Programmatic dependent launch (off by default, as in DeepGEMM): each GEMM kernel is launched so that it may
-// start while the kernel before it in the stream is still running, and lets the kernel after it do the same.
-// Its prologue (barrier set-up, tensor-map prefetch) then overlaps the previous kernel's last tiles; it reads and
-// writes no global memory before the previous kernel has completed and its writes are visible. Results are the
-// same bits either way. It applies to every GEMM launched after the call, from any thread, and inside CUDA-graph
-// captures (the graph keeps the launch's dependency type).
+// Programmatic dependent launch (off by default, as in DeepGEMM): each GEMM and quantization kernel is launched
+// so that it may start while the kernel before it in the stream is still running, and lets the kernel after it do
+// the same. A GEMM's prologue (barrier set-up, tensor-map prefetch) then overlaps the previous kernel's last
+// tiles, and a quantizer's launch the previous kernel's tail; neither reads or writes global memory before the
+// previous kernel has completed and its writes are visible. Results are the same bits either way. It applies to
+// every kernel launched after the call, from any thread, and inside CUDA-graph captures (the graph keeps the
+// launch's dependency type).
 void set_pdl(bool enable);
 bool get_pdl();
 

@@ -189,7 +189,7 @@ def get_num_sms() -> int:
 
 def set_pdl(enable: object | None) -> None:
     """
-    Programmatic dependent launch of the GEMM kernels (off by default): each may start while the previous kernel of its stream runs, its prologue overlapping that kernel's last tiles; the same bits either way.
+    Programmatic dependent launch of the GEMM and quantization kernels (off by default): each may start while the previous kernel of its stream runs, its prologue overlapping that kernel's last tiles; the same bits either way.
     """
 
 def get_pdl() -> bool:

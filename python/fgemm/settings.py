@@ -9,10 +9,10 @@ def set_num_sms(num_sms: int) -> None:
 
 
 def set_pdl(enable: bool) -> None:
-    """Programmatic dependent launch of the GEMM kernels (off by default, as in DeepGEMM): each GEMM kernel may
-    start while the previous kernel of its stream is still running, so that its prologue overlaps that kernel's
-    last tiles; it touches no global memory before that kernel has completed, and the results are the same bits.
-    Applies to GEMMs launched afterwards, eagerly or captured in a CUDA graph."""
+    """Programmatic dependent launch of the GEMM and quantization kernels (off by default, as in DeepGEMM): each
+    may start while the previous kernel of its stream is still running, so that its prologue overlaps that
+    kernel's last tiles; it touches no global memory before that kernel has completed, and the results are the
+    same bits. Applies to kernels launched afterwards, eagerly or captured in a CUDA graph."""
     _C.set_pdl(enable)
 
 

@@ -189,8 +189,9 @@ NB_MODULE(_C, m) {
         "The SMs the GPU kernels use: the value of set_num_sms, else the current device's count (0 without a "
         "usable GPU).");
   m.def("set_pdl", &set_pdl_py, any("enable"),
-        "Programmatic dependent launch of the GEMM kernels (off by default): each may start while the previous "
-        "kernel of its stream runs, its prologue overlapping that kernel's last tiles; the same bits either way.");
+        "Programmatic dependent launch of the GEMM and quantization kernels (off by default): each may start "
+        "while the previous kernel of its stream runs, its prologue overlapping that kernel's last tiles; the "
+        "same bits either way.");
   m.def("get_pdl", &fgemm::get_pdl, "Whether set_pdl(True) is in effect.");
   m.def(
       "get_m_alignment_for_contiguous_layout", [] { return fgemm::kMAlignmentForContiguousLayout; },

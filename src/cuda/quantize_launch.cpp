@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/settings.hpp"
 #include "cuda/hopper_device.hpp"
 #include "fgemm/error.hpp"
 #include "jit/kernel_cache.hpp"
@@ -55,12 +56,17 @@ jit::KernelSpec quantize_kernel_source(const std::string& name, const char* symb
                                        std::initializer_list<const char*> headers, const char* params_type,
                                        const std::string& call, int min_ctas_per_sm) {
   std::ostringstream source;
-  source << "// " << name << "\n";
+  source << "// " << name << "\n#include \"fgemm/ptx.cuh\"\n";
   for (const char* header : headers) source << "#include \"" << header << "\"\n";
   source << "\nextern \"C\" __global__ void __launch_bounds__(fgemm::quant::kThreadsPerCta";
   if (min_ctas_per_sm > 0) source << ", " << min_ctas_per_sm;
   source << ")\n"
          << symbol << "(const fgemm::quant::" << params_type << " params) {\n"
+         // Launched to overlap the previous kernel of the stream (fgemm::set_pdl), the kernel reads nothing
+         // before that kernel completes; the next kernel may then start its prologue on the SMs this one leaves
+         // (it waits for this one's completion before it touches memory).
+         << "  fgemm::ptx::wait_for_previous_grid();\n"
+         << "  fgemm::ptx::allow_next_grid();\n"
          << "  " << call << ";\n"
          << "}\n";
   return {symbol, source.str(), 0};
@@ -71,8 +77,10 @@ void launch_quantize_kernel(int device, const std::string& name, const std::func
   use_hopper_device(device);
   const jit::Kernel& kernel = jit::get_kernel(device, name, make_spec);
   void* args[] = {params};
+  const jit::StreamOrder order = detail::programmatic_dependent_launch() ? jit::StreamOrder::OverlapPrevious
+                                                                         : jit::StreamOrder::AfterPrevious;
   jit::launch(kernel, jit::LaunchShape{grid, {quant::kThreadsPerCta, 1, 1}, {1, 1, 1}}, args,
-              static_cast<driver::CUstream>(stream));
+              static_cast<driver::CUstream>(stream), order);
 }
 
 }  // namespace fgemm::cuda

@@ -45,7 +45,8 @@ const char* kernel_input_type(DType input);
 const char* cpp_bool(bool value);
 
 // The source of the kernel `symbol`: a comment naming it, #include of each of `headers`, and an entry point of
-// kThreadsPerCta threads whose body is `call`, given `const fgemm::quant::<params_type> params`. With
+// kThreadsPerCta threads whose body waits for the previous grid and lets the next one start (programmatic
+// dependent launch), then runs `call`, given `const fgemm::quant::<params_type> params`. With
 // `min_ctas_per_sm` > 0, the entry point's launch bounds tell ptxas so many CTAs per SM suffice (it may then
 // give each thread more registers).
 jit::KernelSpec quantize_kernel_source(const std::string& name, const char* symbol,
@@ -54,7 +55,7 @@ jit::KernelSpec quantize_kernel_source(const std::string& name, const char* symb
 
 // Makes `device` current (an sm_90 GPU), gets the kernel `name` (built from make_spec() on its first use) and
 // launches it on `stream` with kThreadsPerCta threads per CTA and the parameter block at `params` as its one
-// argument.
+// argument, to overlap the previous kernel where fgemm::set_pdl asks.
 void launch_quantize_kernel(int device, const std::string& name, const std::function<jit::KernelSpec()>& make_spec,
                             const jit::Dim3& grid, void* params, Stream stream);
 

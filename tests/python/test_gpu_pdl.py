@@ -1,7 +1,7 @@
 """Programmatic dependent launch (fgemm.set_pdl) on the GPU: the same bits with it on and off for each kind and
 layout; chains of GEMMs each reading the previous one's output (through C, or as A, with a torch kernel between
-links), eager and replayed from a CUDA graph, against FP64 references; and compute-sanitizer's memcheck and
-racecheck on such chains."""
+links, or quantized on the GPU by fgemm's quantizers), eager and replayed from a CUDA graph, against FP64
+references; and compute-sanitizer's memcheck and racecheck on such chains."""
 
 import contextlib
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import fgemm
-from gpu_reference import MAX_DIFF, random_operands, reference_gemm
+from gpu_reference import MAX_DIFF, dequantize_blocks, dequantize_rows, random_operands, reference_gemm
 from sanitizer import assert_sanitizer_clean
 from test_gpu_grouped import activations, grouped_weights
 
@@ -124,15 +124,90 @@ def test_a_chain_captured_with_pdl_replays_to_the_same_bits():
             assert torch.equal(x, y)
 
 
+def quantize_link(x, link):
+    """Link `link` of a quantized chain quantizes its input on the GPU: FP8 per token, INT8 per token, or the
+    row-wise codes of an FP8 cast-transpose, in turn."""
+    if link % 3 == 0:
+        return fgemm.per_token_cast_to_fp8(x)
+    if link % 3 == 1:
+        return fgemm.per_token_cast_to_int8(x)
+    codes, scales, _, _ = fgemm.cast_transpose_to_fp8(x)
+    return codes, scales
+
+
+def quantized_chain(x, weights):
+    """x_i = quantized(x_(i-1)) W_i^T in BF16: each quantizer reads the previous GEMM's output, and each GEMM the
+    quantizer's. weights[i] is FP8 per 128 x 128 block or INT8 per channel, as link i's quantizer asks."""
+    outputs = [x]
+    for link, w in enumerate(weights):
+        a = quantize_link(outputs[-1], link)
+        d = poisoned(*x.shape, dtype=torch.bfloat16)
+        (fgemm.int8_gemm_nt if link % 3 == 1 else fgemm.fp8_gemm_nt)(a, w, d)
+        outputs.append(d)
+    return outputs[1:]
+
+
+def quantized_chain_inputs(m, k, links, seed):
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(m, k, device="cuda", generator=gen).to(torch.bfloat16)
+    weights = []
+    for link in range(links):
+        w = torch.randn(k, k, device="cuda", generator=gen) / k**0.5
+        weights.append(fgemm.per_channel_cast_to_int8(w) if link % 3 == 1 else fgemm.per_block_cast_to_fp8(w))
+    return x, weights
+
+
+def check_quantized_chain(outputs, x, weights):
+    """Each link against FP64 from its operands, quantized again (without PDL) from the previous link's output."""
+    inputs = [x] + outputs[:-1]
+    for link, (w, x_in, d) in enumerate(zip(weights, inputs, outputs)):
+        a, sa = quantize_link(x_in, link)
+        if link % 3 == 1:
+            expected = (a.double() * sa.double().reshape(-1, 1)) @ (w[0].double() * w[1].double().reshape(-1, 1)).T
+        else:
+            expected = dequantize_rows(a, sa) @ dequantize_blocks(*w).T
+        assert fgemm.calc_diff(d.double(), expected) < MAX_DIFF
+
+
+@pytest.mark.parametrize("m,k", [(1, 512), (77, 1024), (512, 2048)])
+def test_quantizers_between_gemms_are_the_same_bits_with_and_without_pdl(m, k):
+    x, weights = quantized_chain_inputs(m, k, 6, seed=m)
+    off = quantized_chain(x, weights)
+    with pdl(True):
+        on = quantized_chain(x, weights)
+    check_quantized_chain(on, x, weights)
+    for d_off, d_on in zip(off, on):
+        assert torch.equal(d_off, d_on)
+
+
+def test_a_quantized_chain_captured_with_pdl_replays_to_the_same_bits():
+    x, weights = quantized_chain_inputs(64, 1024, 6, seed=5)
+    eager = quantized_chain(x, weights)
+    with pdl(True):
+        quantized_chain(x, weights)  # compiles the kernels outside the capture
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured = quantized_chain(x, weights)
+    for _ in range(20):
+        for d in captured:
+            d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        for d_eager, d_captured in zip(eager, captured):
+            assert torch.equal(d_eager, d_captured)
+
+
 SANITIZED_PROGRAM = """
 import torch
 import fgemm
-from test_gpu_pdl import bf16_chain, check_fp8_chain, fp8_chain, fp8_chain_inputs
+from test_gpu_pdl import bf16_chain, check_fp8_chain, fp8_chain, fp8_chain_inputs, quantized_chain
+from test_gpu_pdl import quantized_chain_inputs
 fgemm.set_pdl(True)
 a, weights, c0 = fp8_chain_inputs(70, 264, 400, 3, seed=1)
 check_fp8_chain(fp8_chain(a, weights, c0), a, weights, c0)
 x = torch.randn(33, 256, device="cuda").to(torch.bfloat16)
 bf16_chain(x, [torch.randn(256, 256, device="cuda").to(torch.bfloat16) for _ in range(3)])
+quantized_chain(*quantized_chain_inputs(40, 384, 3, seed=2))
 torch.cuda.synchronize()
 """
 
