@@ -33,11 +33,11 @@ constexpr double kChipDramBytesPerCycle = 1700;
 // Its wgmma takes N of 8, 16 or 24, then multiples of 16 only. Its block recipe's promotion converts each INT32
 // partial to FP32 (partial_value in math_block_scaled.cuh), which takes registers FP8's promotion does not. ptxas
 // spilled K loops unrolled over more than four stages for warpgroups of more than 16 columns, but for up to eight
-// stages of at most 64 columns where the TMA loads sfa outside the masked layout; warpgroups of more than 128 columns, but for the column
-// halves of 128 x 256 tiles in the normal layout (the grouped layouts' spilled at K = 7168); three math
-// warpgroups of more than 96 columns in the masked layout; where the helper warp copies sfa, 112 columns, and
-// three math warpgroups of more than 64 beside a ring of C; more than 96 columns with three stages (beside a ring
-// of C); and, with a bias, whose address stays live through the K loop, more than 88
+// stages of at most 64 columns where the TMA loads sfa outside the masked layout; warpgroups of more than 128
+// columns, but for the column halves of 128 x 256 tiles in the normal layout (the grouped layouts' spilled at
+// K = 7168); three math warpgroups of more than 96 columns in the masked layout; where the helper warp copies
+// sfa, 112 columns, and three math warpgroups of more than 64 beside a ring of C; more than 96 columns with three
+// stages (beside a ring of C); and, with a bias, whose address stays live through the K loop, more than 88
 // (tests/cpp/test_cuda_kernel_compile.cpp holds every kind to no spills). With a bias or C, the recipe without
 // promotion keeps its columns' scales beside the sums and the bias's loads or C's reads: at most 128 columns
 // (256 spilled).

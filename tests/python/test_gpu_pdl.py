@@ -107,14 +107,15 @@ def test_masked_layout_is_the_same_bits_with_and_without_pdl():
         assert results[1][g, rows:].isnan().all()
 
 
-def test_a_chain_captured_with_pdl_replays_to_the_same_bits():
-    a, weights, c0 = fp8_chain_inputs(128, 7168, 2048, 6, seed=11)
-    eager = fp8_chain(a, weights, c0)
+def assert_captured_with_pdl_replays_eager_bits(chain):
+    """chain() runs a chain of kernels and returns its outputs: captured in a CUDA graph with PDL on, 20 replays
+    into NaN-poisoned outputs give the bits of an eager run without PDL."""
+    eager = chain()
     with pdl(True):
-        fp8_chain(a, weights, c0)  # compiles the kernels outside the capture
+        chain()  # compiles the kernels outside the capture
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
-            captured = fp8_chain(a, weights, c0)
+            captured = chain()
     for _ in range(20):
         for d in captured:
             d.fill_(float("nan"))
@@ -122,6 +123,11 @@ def test_a_chain_captured_with_pdl_replays_to_the_same_bits():
         torch.cuda.synchronize()
         for x, y in zip(eager, captured):
             assert torch.equal(x, y)
+
+
+def test_a_chain_captured_with_pdl_replays_to_the_same_bits():
+    a, weights, c0 = fp8_chain_inputs(128, 7168, 2048, 6, seed=11)
+    assert_captured_with_pdl_replays_eager_bits(lambda: fp8_chain(a, weights, c0))
 
 
 def quantize_link(x, link):
@@ -182,19 +188,7 @@ def test_quantizers_between_gemms_are_the_same_bits_with_and_without_pdl(m, k):
 
 def test_a_quantized_chain_captured_with_pdl_replays_to_the_same_bits():
     x, weights = quantized_chain_inputs(64, 1024, 6, seed=5)
-    eager = quantized_chain(x, weights)
-    with pdl(True):
-        quantized_chain(x, weights)  # compiles the kernels outside the capture
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            captured = quantized_chain(x, weights)
-    for _ in range(20):
-        for d in captured:
-            d.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        for d_eager, d_captured in zip(eager, captured):
-            assert torch.equal(d_eager, d_captured)
+    assert_captured_with_pdl_replays_eager_bits(lambda: quantized_chain(x, weights))
 
 
 SANITIZED_PROGRAM = """
