@@ -17,6 +17,7 @@
 #include "cuda/heuristics.hpp"
 #include "cuda/hopper_device.hpp"
 #include "cuda/kernel_source.hpp"
+#include "cuda/stream_order.hpp"
 #include "cuda/tma.hpp"
 #include "driver/cuda_driver.hpp"
 #include "driver/device.hpp"
@@ -378,15 +379,11 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   // The driver reads as many of these as the kernel has parameters: the per-expert maps only where it takes them.
   void* args[] = {&params, &maps.a, &maps.b, &maps.sfa, &maps.sfb, &maps.d, &maps.c, &experts};
   const auto cluster = static_cast<unsigned>(config.cluster_size());
-  // Every GEMM kernel waits for the previous kernel of its stream before it touches global memory
-  // (gemm_kernel.cuh), so it may be launched to overlap it.
-  const jit::StreamOrder order = detail::programmatic_dependent_launch() ? jit::StreamOrder::OverlapPrevious
-                                                                         : jit::StreamOrder::AfterPrevious;
   jit::launch(kernel,
               jit::LaunchShape{{grid_of(config, kernel), 1, 1},
                                {static_cast<unsigned>(config.num_threads()), 1, 1},
                                {cluster, 1, 1}},
-              args, static_cast<driver::CUstream>(stream), order);
+              args, static_cast<driver::CUstream>(stream), kernel_stream_order());
 }
 
 void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k, int c_slots) {

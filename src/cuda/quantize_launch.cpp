@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "core/settings.hpp"
 #include "cuda/hopper_device.hpp"
+#include "cuda/stream_order.hpp"
 #include "fgemm/error.hpp"
 #include "jit/kernel_cache.hpp"
 
@@ -77,10 +77,8 @@ void launch_quantize_kernel(int device, const std::string& name, const std::func
   use_hopper_device(device);
   const jit::Kernel& kernel = jit::get_kernel(device, name, make_spec);
   void* args[] = {params};
-  const jit::StreamOrder order = detail::programmatic_dependent_launch() ? jit::StreamOrder::OverlapPrevious
-                                                                         : jit::StreamOrder::AfterPrevious;
   jit::launch(kernel, jit::LaunchShape{grid, {quant::kThreadsPerCta, 1, 1}, {1, 1, 1}}, args,
-              static_cast<driver::CUstream>(stream), order);
+              static_cast<driver::CUstream>(stream), kernel_stream_order());
 }
 
 }  // namespace fgemm::cuda
