@@ -31,24 +31,26 @@ constexpr double kChipDramBytesPerCycle = 1700;
 
 // INT8 runs the tilings of FP8 (its block recipe) and of the 16-bit kinds (no promotion), within its own limits.
 // Its wgmma takes N of 8, 16 or 24, then multiples of 16 only. Its block recipe's promotion converts each INT32
-// partial to FP32 (partial_value in math_block_scaled.cuh), which takes registers FP8's promotion does not. ptxas
-// spilled K loops unrolled over more than four stages for warpgroups of more than 16 columns, but for up to eight
-// stages of at most 64 columns where the TMA loads sfa outside the masked layout; warpgroups of more than 128
-// columns, but for the column halves of 128 x 256 tiles in the normal layout (the grouped layouts' spilled at
-// K = 7168); three math warpgroups of more than 96 columns in the masked layout; where the helper warp copies
-// sfa, 112 columns, and three math warpgroups of more than 64 beside a ring of C; more than 96 columns with three
-// stages (beside a ring of C); and, with a bias, whose address stays live through the K loop, more than 88
-// (tests/cpp/test_cuda_kernel_compile.cpp holds every kind to no spills). With a bias or C, the recipe without
-// promotion keeps its columns' scales beside the sums and the bias's loads or C's reads: at most 128 columns
-// (256 spilled).
+// partial to FP32 (partial_value in math_block_scaled.cuh), which takes registers FP8's promotion does not, and
+// ptxas spills some of FP8's tilings. A few bytes spilled (at most 24 stored, 28 loaded: a register or two
+// reloaded from L1 once per round of stages) cost less than a narrower tile or a shallower ring: on an H100 the
+// masked layout's 128 x 256 tiles ran 1.08-1.16x faster than its spill-free 128 x 128, the contiguous layout's
+// 1.04-1.07x, and 64-column warpgroups with FP8's 13 stages 1.12-1.26x faster than with 4 where the helper warp
+// copies sfa (docs/PERFORMANCE.md). Excluded are the tilings that spilled more: K loops unrolled over more than
+// four stages for warpgroups of more than 64 columns (the masked layout: more than 16); warpgroups of more than
+// 128 columns, but for the column halves of 128 x 256 tiles without bias or C; three math warpgroups of more than
+// 96 columns in the masked layout, and of more than 64 beside a ring of C there or where the helper warp copies
+// sfa; 112 columns where it does; more than 96 columns with three stages (beside a ring of C); and, with a bias,
+// whose address stays live through the K loop, more than 88 (tests/cpp/test_cuda_kernel_compile.cpp holds the
+// chosen kernels to these bytes). With a bias or C, the recipe without promotion keeps its columns' scales beside
+// the sums and the bias's loads or C's reads: at most 128 columns (256 spilled).
 constexpr int kMaxInt8BlockStages = 4;
-constexpr int kMaxInt8BlockStagesNarrow = 8;
 constexpr int kMaxInt8BlockColumnsNarrow = 64;
 constexpr int kMaxInt8BlockColumnsAnyStages = 16;
 constexpr int kMaxInt8BlockColumns = 128;
 constexpr int kMaxInt8BlockColumnsMasked3 = 96;
 constexpr int kInt8BlockColumnsSpilledByHelper = 112;
-constexpr int kMaxInt8BlockColumnsHelperC3 = 64;
+constexpr int kMaxInt8BlockColumnsWithC3 = 64;
 constexpr int kMaxInt8BlockColumnsWithBias = 88;
 constexpr int kMaxInt8BlockColumnsThreeStages = 96;
 constexpr int kMaxInt8ColumnsWithInputs = 128;
@@ -65,12 +67,11 @@ bool int8_candidate(const ProblemSize& problem, const KernelConfig& config) {
     return !(shape.has_bias || shape.has_c) || config.warpgroup_n() <= kMaxInt8ColumnsWithInputs;
   const int columns = config.warpgroup_n();
   const bool three = config.num_math_warpgroups() == 3;
-  if (!shape.sfa_by_tma && (columns == kInt8BlockColumnsSpilledByHelper ||
-                            (shape.has_c && three && columns > kMaxInt8BlockColumnsHelperC3)))
-    return false;
-  if (config.column_halves() > 1)
-    return shape.layout == detail::GemmLayout::Normal && !shape.has_bias && !shape.has_c;
-  const bool masked_three = shape.layout == detail::GemmLayout::Masked && three;
+  const bool masked = shape.layout == detail::GemmLayout::Masked;
+  if (!shape.sfa_by_tma && columns == kInt8BlockColumnsSpilledByHelper) return false;
+  if (shape.has_c && three && (masked || !shape.sfa_by_tma) && columns > kMaxInt8BlockColumnsWithC3) return false;
+  if (config.column_halves() > 1) return !shape.has_bias && !shape.has_c;
+  const bool masked_three = masked && three;
   const int most_columns = shape.has_bias ? kMaxInt8BlockColumnsWithBias
                            : masked_three ? kMaxInt8BlockColumnsMasked3
                                           : kMaxInt8BlockColumns;
@@ -81,9 +82,8 @@ bool int8_candidate(const ProblemSize& problem, const KernelConfig& config) {
 // The most of `stages` INT8's block recipe unrolls its K loop over, for a warpgroup of `columns` columns.
 int int8_block_stages(const KernelShape& shape, int columns, int stages) {
   if (columns <= kMaxInt8BlockColumnsAnyStages) return stages;
-  const bool narrow = columns <= kMaxInt8BlockColumnsNarrow && shape.sfa_by_tma &&
-                      shape.layout != detail::GemmLayout::Masked;
-  return std::min(stages, narrow ? kMaxInt8BlockStagesNarrow : kMaxInt8BlockStages);
+  const bool narrow = columns <= kMaxInt8BlockColumnsNarrow && shape.layout != detail::GemmLayout::Masked;
+  return narrow ? stages : std::min(stages, kMaxInt8BlockStages);
 }
 
 void limit_int8_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs) {

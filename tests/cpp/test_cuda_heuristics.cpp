@@ -231,42 +231,50 @@ TEST(Heuristics, WeightGradientsInPlaceTakeMoreStagesWhereKIsShort) {
       EXPECT_EQ(config.warpgroup_n() * config.output_bytes % 128, 0) << config.name();
 }
 
-// INT8's block recipe takes FP8's tiles where its registers allow: at M = 4096 those of the seed shapes (192 x 128
-// and 128 x 256, on an H100 the fastest forced tiles of both kinds), and at M = 64 or 128 the narrow tiles with
-// FP8's deep rings of stages where a warpgroup has 16 columns or fewer, at most eight stages up to 64 columns
-// (where the TMA loads sfa, outside the masked layout), four beyond.
+// INT8's block recipe takes FP8's tilings where its registers allow: at M = 4096 the tiles of the seed shapes
+// (192 x 128 and 128 x 256, on an H100 the fastest forced tiles of both kinds), in the normal and the grouped
+// layouts; at M = 64 or 128 FP8's narrow tiles with all the stages that fit up to 64 columns a warpgroup (outside
+// the masked layout), whether the TMA or the helper warp loads sfa, four stages beyond.
 TEST(Heuristics, Int8BlockRecipeTakesFp8sTilesWhereItsRegistersAllow) {
   const DeviceLimits device;
   const std::pair<std::int64_t, std::int64_t> seed_nk[] = {{2112, 7168}, {24576, 1536}, {32768, 512},
                                                           {7168, 16384}, {4096, 7168},  {7168, 2048}};
-  for (std::int64_t m : {64, 128, 4096}) {
-    for (auto [n, k] : seed_nk) {
-      ProblemSize fp8 = problem(m, n, k);
-      fp8.shape.sfa_by_tma = true;
-      ProblemSize int8 = fp8;
-      int8.shape.ab_dtype = DType::I8;
-      const KernelConfig fp8_choice = choose_config(fp8, device), int8_choice = choose_config(int8, device);
-      if (m == 4096) {
-        EXPECT_EQ(int8_choice.block_m, fp8_choice.block_m) << int8_choice.name() << " " << fp8_choice.name();
-        EXPECT_EQ(int8_choice.block_n, fp8_choice.block_n) << int8_choice.name() << " " << fp8_choice.name();
+  for (bool sfa_by_tma : {true, false}) {
+    for (std::int64_t m : {64, 128, 4096}) {
+      for (auto [n, k] : seed_nk) {
+        ProblemSize fp8 = problem(m, n, k);
+        fp8.shape.sfa_by_tma = sfa_by_tma;
+        ProblemSize int8 = fp8;
+        int8.shape.ab_dtype = DType::I8;
+        const KernelConfig fp8_choice = choose_config(fp8, device), int8_choice = choose_config(int8, device);
+        if (m == 4096) {
+          EXPECT_EQ(int8_choice.block_m, fp8_choice.block_m) << int8_choice.name() << " " << fp8_choice.name();
+          EXPECT_EQ(int8_choice.block_n, fp8_choice.block_n) << int8_choice.name() << " " << fp8_choice.name();
+        }
+        if (int8_choice.warpgroup_n() <= 64)
+          EXPECT_EQ(int8_choice.num_stages, most_stages(int8_choice, device)) << int8_choice.name();
+        else
+          EXPECT_LE(int8_choice.num_stages, 4) << int8_choice.name();
       }
-      const int columns = int8_choice.warpgroup_n();
-      if (columns <= 16) EXPECT_EQ(int8_choice.num_stages, most_stages(int8_choice, device)) << int8_choice.name();
-      EXPECT_LE(int8_choice.num_stages, columns <= 16 ? 32 : columns <= 64 ? 8 : 4) << int8_choice.name();
     }
   }
-  // The grouped layouts' 128 x 256 tiles spilled, and so did the masked layout's three math warpgroups of 128
-  // columns.
+  // The grouped layouts: FP8's 128 x 256 tiles at the seed shapes, but never three math warpgroups of more than
+  // 96 columns in the masked layout, nor of more than 64 there beside a ring of C (they spilled).
   for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
-    ProblemSize grouped = problem(4096, 4096, 7168);
-    grouped.num_groups = 4;
-    grouped.shape.layout = layout;
-    grouped.shape.ab_dtype = DType::I8;
-    grouped.shape.sfa_by_tma = true;
-    for (const auto& config : candidate_configs(grouped, device)) {
-      EXPECT_EQ(config.column_halves(), 1) << config.name();
-      if (layout == detail::GemmLayout::Masked && config.num_math_warpgroups() == 3)
-        EXPECT_LE(config.warpgroup_n(), 96) << config.name();
+    ProblemSize fp8 = problem(layout == detail::GemmLayout::Masked ? 256 : 32768, 4096, 7168);
+    fp8.num_groups = 4;
+    fp8.shape.layout = layout;
+    fp8.shape.sfa_by_tma = true;
+    ProblemSize int8 = fp8;
+    int8.shape.ab_dtype = DType::I8;
+    const KernelConfig fp8_choice = choose_config(fp8, device), int8_choice = choose_config(int8, device);
+    EXPECT_EQ(int8_choice.block_m, fp8_choice.block_m) << int8_choice.name() << " " << fp8_choice.name();
+    EXPECT_EQ(int8_choice.block_n, fp8_choice.block_n) << int8_choice.name() << " " << fp8_choice.name();
+    if (layout != detail::GemmLayout::Masked) continue;
+    for (bool with_c : {false, true}) {
+      int8.shape.has_c = with_c;
+      for (const auto& config : candidate_configs(int8, device))
+        if (config.num_math_warpgroups() == 3) EXPECT_LE(config.warpgroup_n(), with_c ? 64 : 96) << config.name();
     }
   }
 }

@@ -1,6 +1,7 @@
 // NVRTC compiles, for sm_90a and without a GPU, the kernels the heuristics choose for the normal shapes of
 // the seed benchmark table (DeepSeek-V3 inference), with sfa loaded by the TMA (MN-major) or by the scale
-// loader, and ptxas reports no spills, no local memory and no serialized wgmma.
+// loader, and ptxas reports no spills (INT8's block recipe: a few bytes at most), no other local memory and no
+// serialized wgmma.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,14 +28,20 @@ constexpr Shape kSeedShapes[] = {
     {4096, 7168, 16384}, {4096, 4096, 7168}, {4096, 7168, 2048},
 };
 
-void expect_compiles_without_spills(const KernelConfig& config) {
+// INT8's block recipe takes FP8's tilings where ptxas spills no more than a register or two of them, which on an
+// H100 ran faster than the tilings it does not spill (src/cuda/heuristics.cpp); no other kind spills at all.
+constexpr int kInt8BlockSpillBytes = 32;
+
+void expect_compiles_cleanly(const KernelConfig& config) {
   const jit::KernelSpec spec{kGemmKernelSymbol, gemm_kernel_source(config), config.smem_bytes()};
   const jit::CompileResult result = jit::compile(spec, jit::Compiler::Nvrtc);
   EXPECT_FALSE(result.cubin.empty()) << config.name();
   EXPECT_GT(result.ptxas.registers, 0) << config.name();
-  EXPECT_EQ(result.ptxas.spill_store_bytes, 0) << config.name() << "\n" << result.log;
-  EXPECT_EQ(result.ptxas.spill_load_bytes, 0) << config.name() << "\n" << result.log;
-  EXPECT_EQ(result.ptxas.stack_frame_bytes, 0) << config.name() << "\n" << result.log;
+  const bool int8_block = config.shape.ab_dtype == DType::I8 && config.block_scaled();
+  const int spill_bytes = int8_block ? kInt8BlockSpillBytes : 0;
+  EXPECT_LE(result.ptxas.spill_store_bytes, spill_bytes) << config.name() << "\n" << result.log;
+  EXPECT_LE(result.ptxas.spill_load_bytes, spill_bytes) << config.name() << "\n" << result.log;
+  EXPECT_LE(result.ptxas.stack_frame_bytes, spill_bytes) << config.name() << "\n" << result.log;
   // C7514: ptxas made the wgmma synchronous (an accumulator read while an MMA may be writing it).
   EXPECT_EQ(result.log.find("C7514"), std::string::npos) << config.name() << "\n" << result.log;
 }
@@ -59,8 +66,8 @@ ProblemSize k_grouped_of(ProblemSize size, std::int64_t groups, std::int64_t k_p
   return size;
 }
 
-// The block recipe in FP8 and in INT8 (whose tiles the heuristics limit to what its registers allow: FP8's wide
-// tiles at M = 4096, deep rings of stages at M = 64 and 128).
+// The block recipe in FP8 and in INT8 (whose tilings the heuristics limit to what its registers allow: FP8's
+// wide tiles at M = 4096, deep rings of stages at M = 64 and 128).
 TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
   const DeviceLimits h100;
   for (DType dtype : {DType::E4M3, DType::I8}) {
@@ -72,7 +79,7 @@ TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
       size.shape.ab_dtype = dtype;
       for (bool sfa_by_tma : {true, false}) {
         size.shape.sfa_by_tma = sfa_by_tma;
-        expect_compiles_without_spills(choose_config(size, h100));
+        expect_compiles_cleanly(choose_config(size, h100));
       }
     }
   }
@@ -85,14 +92,14 @@ TEST(GemmKernelCompile, EpilogueVariantsAndTileExtremes) {
   for (auto [f32, with_c] : {std::pair{true, true}, std::pair{false, true}, std::pair{true, false}}) {
     size.shape.output_f32 = f32;
     size.shape.has_c = with_c;
-    expect_compiles_without_spills(choose_config(size, h100));
+    expect_compiles_cleanly(choose_config(size, h100));
   }
   size.shape = KernelShape{};
   size.shape.n = 7000;
   size.shape.k = 4000;
   for (const auto& config : candidate_configs(size, h100)) {
     const bool extreme = config.block_n == 16 || config.block_n == 160 || config.block_n == 256 || config.block_n == 8;
-    if (extreme) expect_compiles_without_spills(config);
+    if (extreme) expect_compiles_cleanly(config);
   }
 }
 
@@ -116,7 +123,7 @@ TEST(GemmKernelCompile, GroupedLayouts) {
     size.shape.k = c.k;
     for (bool sfa_by_tma : {true, false}) {
       size.shape.sfa_by_tma = sfa_by_tma;
-      expect_compiles_without_spills(choose_config(size, h100));
+      expect_compiles_cleanly(choose_config(size, h100));
     }
   }
 }
@@ -148,7 +155,7 @@ TEST(GemmKernelCompile, SplitKVariants) {
         }
         for (const auto& config : configs) {
           const bool edge = config.block_n == narrowest || config.block_n == widest;
-          if (config.block_m == block_m && config.split_k > 1 && edge) expect_compiles_without_spills(config);
+          if (config.block_m == block_m && config.split_k > 1 && edge) expect_compiles_cleanly(config);
         }
       }
     }
@@ -167,7 +174,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
       for (auto [f32, with_c] : {std::pair{false, false}, std::pair{true, true}, std::pair{false, true}}) {
         size.shape.output_f32 = f32;
         size.shape.has_c = with_c;
-        expect_compiles_without_spills(choose_config(size, h100));
+        expect_compiles_cleanly(choose_config(size, h100));
       }
       if (dtype == DType::F16) continue;
       size.shape.output_f32 = false;
@@ -178,7 +185,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
         widest = std::max(widest, config.block_n);
       }
       for (const auto& config : candidate_configs(size, h100))
-        if (config.block_n == narrowest || config.block_n == widest) expect_compiles_without_spills(config);
+        if (config.block_n == narrowest || config.block_n == widest) expect_compiles_cleanly(config);
     }
   }
   for (auto [layout, psum, b_mn_major] : {std::tuple{detail::GemmLayout::Contiguous, false, false},
@@ -194,7 +201,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
     size.shape.scaling = detail::Scaling::None;
     size.shape.psum = psum;
     size.shape.b_mn_major = b_mn_major;
-    expect_compiles_without_spills(choose_config(size, h100));
+    expect_compiles_cleanly(choose_config(size, h100));
   }
   ProblemSize weight_gradient;  // the experts' weight gradient: FP32 out, with C and without
   weight_gradient.m = 4096;
@@ -206,7 +213,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   ProblemSize k_grouped = k_grouped_of(weight_gradient, 8, 4096);
   for (bool with_c : {false, true}) {
     k_grouped.shape.has_c = with_c;
-    expect_compiles_without_spills(choose_config(k_grouped, h100));
+    expect_compiles_cleanly(choose_config(k_grouped, h100));
   }
 }
 
@@ -232,7 +239,7 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
       size.shape.c_in_d = epilogue.c_in_d;
       for (const auto& config : candidate_configs(size, h100)) {
         const bool widest = config.warpgroup_n() >= 112 || config.block_n == 160;
-        if (widest) expect_compiles_without_spills(config);
+        if (widest) expect_compiles_cleanly(config);
       }
     }
   }
@@ -242,7 +249,7 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
   k_grouped.shape.c_in_d = true;
   for (bool sfa_by_tma : {true, false}) {
     k_grouped.shape.sfa_by_tma = sfa_by_tma;
-    expect_compiles_without_spills(choose_config(k_grouped, h100));
+    expect_compiles_cleanly(choose_config(k_grouped, h100));
   }
 }
 
@@ -254,21 +261,21 @@ TEST(GemmKernelCompile, AccumulationInPlace) {
   size.shape.output_f32 = true;
   size.shape.c_in_d = true;
   size.shape.sfa_by_tma = true;
-  expect_compiles_without_spills(choose_config(size, h100));
+  expect_compiles_cleanly(choose_config(size, h100));
   size.shape.ab_dtype = DType::I8;
   for (auto scaling : {detail::Scaling::Block, detail::Scaling::RowColumn}) {
     size.shape.scaling = scaling;
-    expect_compiles_without_spills(choose_config(size, h100));
+    expect_compiles_cleanly(choose_config(size, h100));
   }
   size.shape.ab_dtype = DType::BF16;
   size.shape.scaling = detail::Scaling::None;
   for (int order = 0; order < 4; ++order) {
     size.shape.a_mn_major = order & 1;
     size.shape.b_mn_major = order & 2;
-    expect_compiles_without_spills(choose_config(size, h100));
+    expect_compiles_cleanly(choose_config(size, h100));
   }
   size.shape.a_mn_major = size.shape.b_mn_major = true;
-  expect_compiles_without_spills(choose_config(k_grouped_of(size, 8, 4096), h100));
+  expect_compiles_cleanly(choose_config(k_grouped_of(size, 8, 4096), h100));
 }
 
 // A C of its own through its ring (epilogue_c_ring.cuh), in every kind that takes one: at the widest warpgroups
@@ -296,8 +303,8 @@ TEST(GemmKernelCompile, RingsOfC) {
         if (!widest_smallest || narrow_ring(&config) > narrow_ring(widest_smallest)) widest_smallest = &config;
       }
       ASSERT_NE(widest_largest, nullptr);
-      expect_compiles_without_spills(*widest_largest);
-      if (widest_smallest->c_slots != widest_largest->c_slots) expect_compiles_without_spills(*widest_smallest);
+      expect_compiles_cleanly(*widest_largest);
+      if (widest_smallest->c_slots != widest_largest->c_slots) expect_compiles_cleanly(*widest_smallest);
     }
   }
   ProblemSize weight_gradient;
@@ -307,7 +314,7 @@ TEST(GemmKernelCompile, RingsOfC) {
   weight_gradient.shape.sfa_by_tma = true;
   weight_gradient.shape.output_f32 = true;
   weight_gradient.shape.has_c = true;
-  expect_compiles_without_spills(choose_config(k_grouped_of(weight_gradient, 8, 4096), h100));
+  expect_compiles_cleanly(choose_config(k_grouped_of(weight_gradient, 8, 4096), h100));
 }
 
 // INT8: each recipe (exact INT32 into D int32, per token and channel, blocks) with each output type, C and bias
@@ -334,7 +341,7 @@ TEST(GemmKernelCompile, FewRowsOfA) {
       size.shape.output_f32 = kind.dtype == DType::I8 && kind.scaling == detail::Scaling::None;
       const KernelConfig chosen = choose_config(size, h100);
       EXPECT_GT(chosen.a_rows, 0) << chosen.name();
-      expect_compiles_without_spills(chosen);
+      expect_compiles_cleanly(chosen);
     }
   }
   for (std::int64_t m : {1, 128}) {
@@ -347,26 +354,38 @@ TEST(GemmKernelCompile, FewRowsOfA) {
     size.shape.has_c = m == 1;
     const KernelConfig chosen = choose_config(size, h100);
     EXPECT_GT(chosen.split_k, 1) << chosen.name();
-    expect_compiles_without_spills(chosen);
+    expect_compiles_cleanly(chosen);
   }
 }
 
-// INT8's block recipe in the grouped layouts, at the seed shapes' (N, K).
+// INT8's block recipe in the grouped layouts, at the seed shapes' (N, K) with sfa loaded by the TMA or the helper
+// warp, and the masked layout with C at N = 32768, K = 512 (three math warpgroups of 96 columns spilled there).
 TEST(GemmKernelCompile, Int8BlockGroupedLayouts) {
   const DeviceLimits h100;
+  const auto grouped = [](detail::GemmLayout layout, std::int64_t n, std::int64_t k) {
+    ProblemSize size;
+    size.m = layout == detail::GemmLayout::Masked ? 256 : 32768;
+    size.num_groups = 4;
+    size.shape.layout = layout;
+    size.shape.n = n;
+    size.shape.k = k;
+    size.shape.ab_dtype = DType::I8;
+    return size;
+  };
   for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
     for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 7168}, {7168, 2048}}) {
-      ProblemSize size;
-      size.m = layout == detail::GemmLayout::Masked ? 256 : 32768;
-      size.num_groups = 4;
-      size.shape.layout = layout;
-      size.shape.n = n;
-      size.shape.k = k;
-      size.shape.ab_dtype = DType::I8;
-      size.shape.sfa_by_tma = true;
-      expect_compiles_without_spills(choose_config(size, h100));
+      for (bool sfa_by_tma : {true, false}) {
+        ProblemSize size = grouped(layout, n, k);
+        size.shape.sfa_by_tma = sfa_by_tma;
+        expect_compiles_cleanly(choose_config(size, h100));
+      }
     }
   }
+  ProblemSize masked_with_c = grouped(detail::GemmLayout::Masked, 32768, 512);
+  masked_with_c.m = 4096;
+  masked_with_c.shape.sfa_by_tma = true;
+  masked_with_c.shape.has_c = true;
+  expect_compiles_cleanly(choose_config(masked_with_c, h100));
 }
 
 TEST(GemmKernelCompile, Int8Kinds) {
@@ -404,7 +423,7 @@ TEST(GemmKernelCompile, Int8Kinds) {
       size.shape.bias_dtype = epilogue.bias_dtype;
       const KernelConfig chosen = choose_config(size, h100);
       EXPECT_TRUE(mma_n_is_valid(MmaType::S8S32, chosen.mma_n())) << chosen.name();
-      expect_compiles_without_spills(chosen);
+      expect_compiles_cleanly(chosen);
     }
   }
   for (auto scaling : {kRowColumn, kBlock}) {
@@ -417,14 +436,14 @@ TEST(GemmKernelCompile, Int8Kinds) {
       widest = std::max(widest, config.block_n);
     }
     for (const auto& config : candidate_configs(size, h100))
-      if (config.block_n == narrowest || config.block_n == widest) expect_compiles_without_spills(config);
+      if (config.block_n == narrowest || config.block_n == widest) expect_compiles_cleanly(config);
     for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
       ProblemSize grouped = size;
       grouped.m = layout == detail::GemmLayout::Masked ? 256 : 32768;
       grouped.num_groups = layout == detail::GemmLayout::Masked ? 4 : 1;
       grouped.shape.layout = layout;
       grouped.shape.has_c = grouped.shape.has_bias = false;
-      expect_compiles_without_spills(choose_config(grouped, h100));
+      expect_compiles_cleanly(choose_config(grouped, h100));
     }
   }
 }
