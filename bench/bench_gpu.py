@@ -37,6 +37,7 @@ from fgemm.bench.baselines import cublaslt_blockwise, cublaslt_per_expert
 from fgemm.bench.gpu_timing import L2_FLUSH_BYTES, kernel_time_us, paired_times_us, rested_flush_buffer
 from fgemm.bench.metrics import gemm_bytes
 from fgemm.bench.operations import grouped_gemm, normal_gemm, quantized_operands
+from fgemm.bench.peaks import gpu_copy_gbps
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
@@ -182,14 +183,6 @@ def cold_jit_ms(compiler):
         return float(out.stdout.strip().splitlines()[-1])
 
 
-def copy_gbps(flush, gib=1):
-    """The device's HBM bandwidth as a device-to-device copy of `gib` GiB reaches it (read and written bytes over
-    the copy's kernel time), timed like the GEMMs."""
-    src = torch.empty(gib << 30, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    return 2 * src.numel() / kernel_time_us(lambda: dst.copy_(src), flush) / 1e3
-
-
 def host_overhead_us(calls=200):
     """Host time per call of fp8_gemm_nt from Python with a warm cache: a burst of calls much shorter than the
     launch queue, on a tiny shape, timed on the host from an idle GPU (so the queue never blocks the host)."""
@@ -252,7 +245,7 @@ def main():
         summary["grouped_geomean_busy_vs_cublaslt_busy"] = geomean(
             [ratio(r, "cublaslt_busy_tflops", "_busy") for r in grouped])
     # Bound by memory: the bytes each shape must move over its time, against the copy bandwidth of this run.
-    copy = copy_gbps(flushes["rested"])
+    copy = gpu_copy_gbps(flushes["rested"])
     summary["copy_gbps"] = copy
     summary["normal_geomean_fraction_of_copy_bandwidth"] = geomean([r["fgemm_gbps"] / copy for r in rows])
     summary["normal_min_vs_deepgemm_table"] = min(ratio(r, "deepgemm_h100_tflops") for r in rows)

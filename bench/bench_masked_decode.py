@@ -33,6 +33,7 @@ import fgemm
 from fgemm.bench.baselines import cublaslt_blockwise
 from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
 from fgemm.bench.metrics import geomean
+from fgemm.bench.peaks import gpu_copy_gbps
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "python"))
@@ -115,13 +116,6 @@ def measure(groups, expected_m, n, k, device, generator, flush):
     return row
 
 
-def copy_gbps(flush, gib=1):
-    """HBM bandwidth as a 1 GiB device-to-device copy reaches it (read and written bytes over its kernel time)."""
-    src = torch.empty(gib << 30, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    return 2 * src.numel() / paired_times_us([lambda: dst.copy_(src)], flush)[0] / 1e3
-
-
 def markdown(saved):
     lines = ["| G | expected m | N x K | rows (empty experts) | routed µs | uniform µs | cuBLASLt per expert µs | "
              "× cuBLASLt | routed GB/s | fraction of copy bandwidth | uniform fraction |",
@@ -155,7 +149,7 @@ def run(args):
                   flush=True)
     summary = {"max_calc_diff": max(r["calc_diff"] for r in rows)}
     if not args.dry_run:
-        copy = copy_gbps(flush)
+        copy = gpu_copy_gbps(flush)
         summary["copy_gbps"] = copy
         for r in rows:
             r["fraction_of_copy"] = r["routed_gbps"] / copy
