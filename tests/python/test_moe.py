@@ -22,6 +22,7 @@ def test_disable_multicast_turns_off_nccl_nvls_and_symmetric_memory_multicast(mo
         monkeypatch.delenv(name, raising=False)
     fgemm.moe.disable_multicast()
     assert os.environ["NCCL_NVLS_ENABLE"] == "0" and os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1"
+    assert os.environ["NVSHMEM_DISABLE_NVLS"] == "1"
 
 
 def test_two_gloo_ranks_match_the_reference_bit_for_bit():

@@ -1,9 +1,10 @@
-"""NVLink multicast off, for the processes that run the layer: NCCL's NVLS algorithms and torch's symmetric
-memory would otherwise use it where the GPUs offer it. The layer itself calls nothing that does."""
+"""NVLink multicast off, for the processes that run the layer: NCCL's NVLS algorithms, torch's symmetric memory
+and NVSHMEM (which torch may load for it) would otherwise use it where the GPUs offer it. The layer itself calls
+nothing that does."""
 
 import os
 
-MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1"}
+MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 
 
 def disable_multicast() -> None:
