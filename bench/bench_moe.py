@@ -7,7 +7,9 @@ with CUDA events on the current stream around each (median of --repeats calls, a
 rank's median), and decode also as a whole CUDA-graph replay. The baseline is the same layer with BF16 experts
 computed by torch: one torch.matmul per expert and projection on the contiguous layout (prefill), torch.bmm
 over the masked layout's fixed buffer (decode), on the BF16 master weights and the dequantized tokens; its
-dispatch and combine are the layer's own. Tokens per second count the tokens of all ranks.
+dispatch and combine are the layer's own. Tokens per second count the tokens of all ranks. "bare a2a" is one
+all_to_all_single of the dispatch's bytes alone, and "GB/s off GPU" the rate at which it sends the part of
+them bound for other GPUs: what the link gives the dispatch.
 
     python bench/bench_moe.py [--gpus 2] [--prefill-tokens 4096] [--decode-tokens 1,16,64,128]
                               [--decode-capacity auto|tokens|N] [--repeats 20] [--json moe.json]
@@ -160,6 +162,25 @@ def time_graph(layer, inputs, experts, repeats):
     return statistics.median(samples)
 
 
+def time_exchange(nbytes, world, device, repeats):
+    """Median milliseconds of one bare all_to_all_single that sends nbytes from every rank in equal parts: what
+    the link and NCCL give the dispatch's volume, without the layer's own work around the exchange."""
+    send = torch.zeros(nbytes // world * world, dtype=torch.uint8, device=device)
+    receive = torch.empty_like(send)
+    samples = []
+    for call in range(WARMUP + repeats):
+        dist.barrier()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        dist.all_to_all_single(receive, send)
+        end.record()
+        torch.cuda.synchronize()
+        if call >= WARMUP:
+            samples.append(start.elapsed_time(end))
+    return statistics.median(samples)
+
+
 def fgemm_experts(layer, dispatched):
     return layer.run_experts(dispatched)
 
@@ -189,9 +210,12 @@ def measure(layer, mode, tokens_per_rank, args, world, rank):
     else:
         slots = NUM_EXPERTS * layer.max_tokens_per_expert
         dispatch_bytes, combine_bytes = slots * hidden_scale_bytes, slots * 2 * HIDDEN
+    exchange = slowest({"ms": time_exchange(dispatch_bytes, world, inputs[0].device, args.repeats)}, world)["ms"]
     return {"mode": mode, "tokens_per_rank": tokens_per_rank, "ranks": world,
             "capacity": layer.max_tokens_per_expert if mode == "decode" else None,
             "dispatch_bytes_per_rank": dispatch_bytes, "combine_bytes_per_rank": combine_bytes,
+            "bare_exchange_ms": exchange,
+            "bare_exchange_gbps": dispatch_bytes * (world - 1) / world / (exchange * 1e-3) / 1e9,
             "fgemm": rows["fgemm"], "bf16": rows["bf16"]}
 
 
@@ -221,7 +245,8 @@ def fmt(value, digits=3):
 def print_table(results, device_name):
     print(f"ExpertParallelMoE on {results[0]['ranks']} x {device_name}: hidden {HIDDEN}, intermediate "
           f"{INTERMEDIATE}, {NUM_EXPERTS} experts, top-{TOP_K}; ms, median, slowest rank")
-    header = ("mode", "tok/rank", "capacity", "MB out/rank", "dispatch", "experts", "combine", "layer", "graph",
+    header = ("mode", "tok/rank", "capacity", "MB out/rank", "bare a2a", "GB/s off GPU", "dispatch", "experts",
+              "combine", "layer", "graph",
               "TFLOPS exp", "tok/s", "bf16 experts", "bf16 layer", "bf16 graph", "bf16 tok/s", "speed-up")
     print(" | ".join(header))
     for row in results:
@@ -229,7 +254,8 @@ def print_table(results, device_name):
         whole, base_whole = ours.get("graph") or ours["layer"], base.get("graph") or base["layer"]
         print(" | ".join([
             row["mode"], str(row["tokens_per_rank"]), str(row["capacity"] or "-"),
-            f"{row['dispatch_bytes_per_rank'] / 1e6:.1f}",
+            f"{row['dispatch_bytes_per_rank'] / 1e6:.1f}", fmt(row["bare_exchange_ms"]),
+            f"{row['bare_exchange_gbps']:.0f}",
             fmt(ours["dispatch"]), fmt(ours["experts"]), fmt(ours["combine"]), fmt(ours["layer"]),
             fmt(ours.get("graph")), fmt(ours["expert_tflops"], 1), f"{ours['tokens_per_s']:.0f}",
             fmt(base["experts"]), fmt(base["layer"]), fmt(base.get("graph")), f"{base['tokens_per_s']:.0f}",

@@ -198,4 +198,6 @@ def replay_decode_graph(rank: int, world: int, port: int) -> None:
         torch.cuda.synchronize()
         layer.check_capacity()
         assert_same(output, my_share(rank, [reference(*problem)])[0], exact=False, what=f"rank {rank} replay {seed}")
+    # The graph holds the NCCL work it captured: destroying the process group before the graph waits forever.
+    del graph
     dist.destroy_process_group()

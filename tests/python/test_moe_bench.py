@@ -24,6 +24,19 @@ def test_options_parse_into_the_shapes_timed():
     assert (args.decode_tokens, args.prefill_tokens, args.gpus, args.json) == ([1, 128], 0, 2, "x.json")
 
 
+def test_table_shows_the_bare_exchange_beside_the_layers_steps(capsys):
+    steps = {"dispatch": 2.8, "experts": 4.4, "combine": 3.9, "layer": 11.0, "tokens_per_s": 7.4e5,
+             "expert_tflops": 647.0}
+    row = {"mode": "prefill", "tokens_per_rank": 4096, "ranks": 2, "capacity": None,
+           "dispatch_bytes_per_rank": 242.2e6, "combine_bytes_per_rank": 469.8e6, "bare_exchange_ms": 0.5,
+           "bare_exchange_gbps": 242.2, "fgemm": steps, "bf16": dict(steps, layer=30.6)}
+    bench_moe.print_table([row], "GPU")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split(" | ")[4:6] == ["bare a2a", "GB/s off GPU"]
+    assert lines[2].split(" | ")[3:6] == ["242.2", "0.500", "242"]
+    assert lines[2].endswith("2.78x")
+
+
 @pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="this machine could run the benchmark")
 def test_without_two_gpus_it_says_so():
     result = subprocess.run([sys.executable, str(BENCH), "--repeats", "1"], capture_output=True, text=True,
