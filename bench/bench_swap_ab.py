@@ -1,0 +1,110 @@
+"""Swap AB on the decode shapes, measured through the 1D1D kernel.
+
+At decode M (1 to 128 tokens) most of a tile's 64 or 128 rows of A are empty. Swapping the operands, D^T = W X^T,
+puts the weights' N rows on WGMMA's 64-row side and the tokens on its N side. Its per-element math is the 1D1D
+recipe's: each weight row takes its 128 x 128 block's scale, each token column its own per 1 x 128. So fgemm's
+1D1D kernel, given W with its block scales repeated over the block's rows and X padded to 16 rows, computes what a
+swap-AB kernel would (D^T instead of D, which at these sizes weighs nothing). This times it beside fp8_gemm_nt on
+the same operands: kernel time under the rested protocol (an 8 GB buffer zeroed before every call, the calls
+alternating in rounds), with the heuristics' 1D1D tile and with narrower forced ones, and checks that D^T is D.
+
+    python bench/bench_swap_ab.py [--shapes decode|FILE.json] [--json swap_ab.json]
+"""
+
+import argparse
+import json
+import math
+import sys
+
+import torch
+
+import fgemm
+from fgemm.bench import tables
+from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
+from fgemm.bench.operations import quantized_operands
+
+SWAPPED_ROWS = 16  # the tokens padded to a multiple of this: D^T's rows must be 16-byte aligned
+FORCED_TILE_COLUMNS = (32, 64)  # 1D1D tiles are 128 weight rows; narrower token sides than the padded M
+
+
+def swapped_operands(a, sfa, b, sfb):
+    """((W, its scales per row, MN-major), (X padded with zero rows, its scales), D^T [N, M padded]) for the 1D1D
+    call that computes fp8_gemm_nt((a, sfa), (b, sfb))'s D transposed."""
+    m, k = a.shape
+    n = b.shape[0]
+    padded = max(SWAPPED_ROWS, -(-m // SWAPPED_ROWS) * SWAPPED_ROWS)
+    x = torch.zeros(padded, k, dtype=a.dtype, device=a.device)
+    x[:m] = a
+    x_scales = torch.ones(padded, sfa.shape[1], dtype=sfa.dtype, device=a.device)
+    x_scales[:m] = sfa
+    w_scales = fgemm.get_mn_major_tma_aligned_tensor(sfb.repeat_interleave(128, 0)[:n].contiguous())
+    d_t = torch.empty(n, padded, dtype=torch.bfloat16, device=a.device)
+    return (b, w_scales), (x, x_scales), d_t
+
+
+def swapped_gemm(w, x, d_t):
+    fgemm.fp8_gemm_nt(w, x, d_t, recipe=(1, 1, 128))
+
+
+def with_forced_tile(columns, run):
+    def forced():
+        fgemm._C._force_config(128, columns)
+        try:
+            run()
+        finally:
+            fgemm._C._force_config(0, 0)
+    return forced
+
+
+def bench_shape(m, n, k, flush):
+    (a, sfa), (b, sfb) = quantized_operands(None, m, n, k, "cuda")
+    d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    sfa_mn = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    w, x, d_t = swapped_operands(a, sfa, b, sfb)
+    runs = {"normal": lambda: fgemm.fp8_gemm_nt((a, sfa_mn), (b, sfb), d),
+            "swapped": lambda: swapped_gemm(w, x, d_t)}
+    padded_tokens = x[0].shape[0]
+    for columns in FORCED_TILE_COLUMNS:
+        if columns < padded_tokens:
+            runs[f"swapped 128x{columns}"] = with_forced_tile(columns, runs["swapped"])
+    for run in runs.values():
+        run()
+    torch.cuda.synchronize()
+    diff = fgemm.calc_diff(d_t[:, :m].t(), d)
+    times = dict(zip(runs, paired_times_us(list(runs.values()), flush, rounds=2, warmup=2, repeats=10)))
+    best = min(t for name, t in times.items() if name.startswith("swapped"))
+    return dict(m=m, n=n, k=k, calc_diff=diff, times_us=times, best_swapped_over_normal=times["normal"] / best)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", default="decode", help="a built-in shape table of fgemm.bench or a JSON file "
+                                                           "of the same form (default: %(default)s)")
+    parser.add_argument("--json", help="write the results to this file")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        sys.exit("bench_swap_ab.py: needs a CUDA device")
+    flush = rested_flush_buffer()
+    rows = []
+    for shape in tables.load_table(args.shapes)["normal"]:
+        row = bench_shape(shape["m"], shape["n"], shape["k"], flush)
+        rows.append(row)
+        print(f"{row['m']:>4} {row['n']:>6} {row['k']:>6} | " +
+              " | ".join(f"{name} {us:.1f} us" for name, us in row["times_us"].items()) +
+              f" | normal / best swapped {row['best_swapped_over_normal']:.2f} | calc_diff {row['calc_diff']:.1e}")
+    speedups = [row["best_swapped_over_normal"] for row in rows]
+    summary = dict(gpu=torch.cuda.get_device_name(),
+                   geomean_best_swapped_over_normal=math.exp(sum(map(math.log, speedups)) / len(speedups)),
+                   max_best_swapped_over_normal=max(speedups),
+                   max_calc_diff=max(row["calc_diff"] for row in rows))
+    for key, value in summary.items():
+        print(f"{key}: {value:.3f}" if isinstance(value, float) else f"{key}: {value}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(dict(summary=summary, rows=rows), out, indent=1)
+    if summary["max_calc_diff"] >= 1e-5:
+        sys.exit("bench_swap_ab.py: D^T differs from D")
+
+
+if __name__ == "__main__":
+    main()
