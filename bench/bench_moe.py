@@ -146,20 +146,10 @@ def time_graph(layer, inputs, experts, repeats):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph, capture_error_mode="thread_local"):
         step()
-    samples = []
-    for call in range(WARMUP + repeats):
-        dist.barrier()
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        torch.cuda.synchronize()
-        if call >= WARMUP:
-            samples.append(start.elapsed_time(end))
+    milliseconds = median_ms(graph.replay, repeats)
     layer.check_capacity()
     del graph
-    return statistics.median(samples)
+    return milliseconds
 
 
 def time_exchange(nbytes, world, device, repeats):
@@ -167,13 +157,18 @@ def time_exchange(nbytes, world, device, repeats):
     the link and NCCL give the dispatch's volume, without the layer's own work around the exchange."""
     send = torch.zeros(nbytes // world * world, dtype=torch.uint8, device=device)
     receive = torch.empty_like(send)
+    return median_ms(lambda: dist.all_to_all_single(receive, send), repeats)
+
+
+def median_ms(run, repeats):
+    """Median milliseconds of run() between CUDA events, every rank starting each call together, after warm-up."""
     samples = []
     for call in range(WARMUP + repeats):
         dist.barrier()
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        dist.all_to_all_single(receive, send)
+        run()
         end.record()
         torch.cuda.synchronize()
         if call >= WARMUP:
