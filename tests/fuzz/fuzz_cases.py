@@ -27,10 +27,18 @@ QUANTIZED = ("fp8", "int8")
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
-    name: str  # the fgemm function
+    name: str  # the fgemm function, or where one function takes two FP8 recipes, the function and the recipe
     dtype: str  # of A and B: "fp8", "bf16", "fp16" or "int8"
     kind: str  # "dense", "contiguous", "masked" or "k_grouped"
     letters: str  # how A and B are stored: "nt", "nn", "tn" or "tt" (include/fgemm/gemm_16bit.hpp)
+    # FP8: "1d1d" where B is scaled per 1 x 128 block along K like A (the weight gradients' recipe), else B is
+    # scaled per 128 x 128 block.
+    recipe: str = ""
+    function: str = ""  # the fgemm function, where it is not the name
+
+    @property
+    def scales_b_per_row(self):
+        return self.recipe == "1d1d"
 
 
 def _layouts():
@@ -46,6 +54,8 @@ def _layouts():
     layouts += [Layout("int8_gemm_nt", "int8", "dense", "nt"),
                 Layout("m_grouped_int8_gemm_nt_contiguous", "int8", "contiguous", "nt"),
                 Layout("m_grouped_int8_gemm_nt_masked", "int8", "masked", "nt")]
+    layouts += [Layout("fp8_gemm_nt_1d1d", "fp8", "dense", "nt", recipe="1d1d", function="fp8_gemm_nt"),
+                Layout("k_grouped_fp8_gemm_nt_contiguous", "fp8", "k_grouped", "nt", recipe="1d1d")]
     return tuple(layouts)
 
 
@@ -203,7 +213,9 @@ def draw_output(rng, layout, recipe):
         out = rng.choice(["bf16", "fp16", "fp32"] if layout.dtype == "int8" else
                          [{"fp8": "bf16"}.get(layout.dtype, layout.dtype), "fp32"])
     c = "none"
-    if layout.kind in ("dense", "k_grouped"):
+    if layout.kind == "k_grouped" and layout.dtype == "fp8":
+        c = rng.choice(["separate", "in_place"])  # a weight gradient accumulates: C is required
+    elif layout.kind in ("dense", "k_grouped"):
         c = rng.choice(["none", "separate", "in_place"] if out == "fp32" else ["none", "separate"])
     output = dict(out=out, c=c)
     if layout.dtype == "int8" and layout.kind == "dense":
@@ -231,6 +243,8 @@ def draw_case(seed, index, limits, shapes_per_layout):
     case.update(draw_output(rng, layout, case.get("recipe")))
     if layout.dtype == "fp8":
         case["sfa"] = rng.choice(["mn-major", "row-major"])
+    if layout.scales_b_per_row:
+        case["sfb"] = rng.choice(["mn-major", "row-major"])
     # Extra 16-byte units in each row of the operands' and D's storage, beyond the least the TMA allows.
     case["row_padding"] = {operand: rng.choice([0, 0, 1, 3]) for operand in ("a", "b", "c", "d")}
     return case

@@ -29,22 +29,29 @@ class Tolerance:
     accumulation: float  # of the sum of the terms' absolute values
 
 
-# D's rounding: half a unit in the last place (BF16 2^-9, FP16 2^-11), doubled; FP32 D has none to speak of.
+# D's rounding: half a unit in the last place, at most 2^-8 of the value for BF16 (8 significant bits) and 2^-11
+# for FP16 (11), the latter doubled; FP32 D has none to speak of.
 ROUNDING = {"bf16": 2.0**-8, "fp16": 2.0**-10, "fp32": 2.0**-20}
 # FP32 accumulators lose a few units of 2^-24 per addition (2^-14 leaves room for K in the thousands); the
 # FP8 tensor cores accumulate at reduced precision between promotions. INT8's sums are exact in INT32; their
 # scaling and the blocks' promotion into FP32 round as the 16-bit kinds' accumulators do.
 ACCUMULATION = {"bf16": 2.0**-14, "fp16": 2.0**-14, "fp8": 2.0**-10, "int8": 2.0**-14}
+# The CPU computes FP8's 1D1D recipe as a BF16 GEMM of the dequantized operands, each element rounded once to
+# BF16 (src/cpu/dequantize_row_blocks.hpp): each factor of a product off by up to 2^-8, the product by 2^-7.
+CPU_ROW_BLOCKS_ACCUMULATION = 2.0**-7
 # The exact INT32 product: every element as the reference (each int32 is exact in FP64), calc_diff unbounded.
 EXACT = Tolerance(calc_diff=float("inf"), rounding=0.0, subnormal=0.0, accumulation=0.0)
 
 
-def tolerance(ab_dtype, out):
+def tolerance(layout, out, device):
     if out == "int32":
         return EXACT
     info = torch.finfo(TORCH_DTYPES[out])
-    return Tolerance(calc_diff=1e-3 if ab_dtype == "fp8" else 1e-5, rounding=ROUNDING[out],
-                     subnormal=info.smallest_normal * info.eps, accumulation=ACCUMULATION[ab_dtype])
+    accumulation = ACCUMULATION[layout.dtype]
+    if layout.scales_b_per_row and device == "cpu":
+        accumulation = CPU_ROW_BLOCKS_ACCUMULATION
+    return Tolerance(calc_diff=1e-3 if layout.dtype == "fp8" else 1e-5, rounding=ROUNDING[out],
+                     subnormal=info.smallest_normal * info.eps, accumulation=accumulation)
 
 
 def check(outcome, tol):

@@ -79,7 +79,11 @@ class Case:
     def quantized(self, a_shape, b_shape):
         """(a, b, A, B): the operands as the FP8 and INT8 GEMMs take them, pairs (values in a padded storage,
         scales), and A [.., rows, K] and B [.., N, K] dequantized to FP64."""
-        if self.layout.dtype == "fp8":
+        if self.layout.scales_b_per_row:
+            (a, sa), (b, sb) = (fp8_activations(shape, self.generator, self.device) for shape in (a_shape, b_shape))
+            a64, b64 = dequantize_rows(a, sa), dequantize_rows(b, sb)
+            sa, sb = sfa_as_given(sa, self.params["sfa"]), sfa_as_given(sb, self.params["sfb"])
+        elif self.layout.dtype == "fp8":
             (a, sa), (b, sb) = fp8_activations(a_shape, self.generator, self.device), \
                 fp8_weights(b_shape, self.generator, self.device)
             a64, b64 = dequantize_rows(a, sa), dequantize_blocks(b, sb)
@@ -102,7 +106,31 @@ class Case:
         return x, scales, x.double() * per_row.double().unsqueeze(-1)
 
     def function(self):
-        return getattr(fgemm, self.layout.name)
+        return getattr(fgemm, self.layout.function or self.layout.name)
+
+    def recipe(self):
+        """The keyword argument that selects the case's FP8 recipe where the function takes two."""
+        return {"recipe": (1, 1, 128)} if self.layout.scales_b_per_row and self.layout.kind == "dense" else {}
+
+    def k_grouped_fp8(self, m, n, ks):
+        """(a, b, [(A_g, B_g)]) of k_grouped_fp8_gemm_nt_contiguous: each expert's [M, ks[g]] and [N, ks[g]]
+        blocks quantized per 1 x 128, laid one after another in a flat tensor, their scales side by side
+        ([M, sum(ks) / 128] and [N, sum(ks) / 128]); and each expert's blocks dequantized to FP64."""
+        codes, scales, experts = {"a": [], "b": []}, {"a": [], "b": []}, []
+        for k in ks:
+            dequantized = []
+            for name, rows in (("a", m), ("b", n)):
+                x = torch.empty(rows, 0, dtype=torch.float8_e4m3fn, device=self.device)
+                s = torch.empty(rows, 0, dtype=torch.float32, device=self.device)
+                if k:
+                    x, s = fp8_activations((rows, k), self.generator, self.device)
+                codes[name].append(x.flatten())
+                scales[name].append(s)
+                dequantized.append(dequantize_rows(x, s))
+            experts.append(tuple(dequantized))
+        a = (torch.cat(codes["a"]), sfa_as_given(torch.cat(scales["a"], dim=1), self.params["sfa"]))
+        b = (torch.cat(codes["b"]), sfa_as_given(torch.cat(scales["b"], dim=1), self.params["sfb"]))
+        return a, b, experts
 
 
 def dense(case):
@@ -119,7 +147,7 @@ def dense(case):
         expected, magnitude = products(a64, b64.T)
         c = case.accumulator(d, expected, magnitude)
         bias = case.bias(expected, magnitude) if layout.dtype == "int8" else {}
-        case.function()(a, b, d, c, **bias)
+        case.function()(a, b, d, c, **bias, **case.recipe())
     else:
         # The first letter: A stored [M, K] (n) or [K, M] (t); the second: B stored [N, K] (t) or [K, N] (n).
         a_stored = random_normal((m, k) if layout.letters[0] == "n" else (k, m), TORCH_DTYPES[layout.dtype],
@@ -198,16 +226,24 @@ def k_grouped(case):
     p, layout = case.params, case.layout
     groups, m, n, ks = p["groups"], p["m"], p["n"], p["ks"]
     storage, d = case.output((groups, m, n))
-    a = random_normal((sum(ks), m), TORCH_DTYPES[layout.dtype], case.generator, case.device)
-    b = random_normal((sum(ks), n), TORCH_DTYPES[layout.dtype], case.generator, case.device)
     expected = torch.zeros(groups, m, n, dtype=torch.float64, device=case.device)
     magnitude = torch.zeros_like(expected)
-    first = 0
-    for g, k in enumerate(ks):
-        expected[g], magnitude[g] = products(a[first:first + k].double().T, b[first:first + k].double())
-        first += k
+    if layout.dtype == "fp8":
+        # The operands are flat: no rows to pad.
+        a, b, experts = case.k_grouped_fp8(m, n, ks)
+        for g, (a_g, b_g) in enumerate(experts):
+            expected[g], magnitude[g] = products(a_g, b_g.T)
+    else:
+        a_values = random_normal((sum(ks), m), TORCH_DTYPES[layout.dtype], case.generator, case.device)
+        b_values = random_normal((sum(ks), n), TORCH_DTYPES[layout.dtype], case.generator, case.device)
+        first = 0
+        for g, k in enumerate(ks):
+            expected[g], magnitude[g] = products(a_values[first:first + k].double().T,
+                                                 b_values[first:first + k].double())
+            first += k
+        a, b = case.operand("a", a_values), case.operand("b", b_values)
     c = case.accumulator(d, expected, magnitude)
-    case.function()(case.operand("a", a), case.operand("b", b), d, ks, index_tensor(ks, case.device), c)
+    case.function()(a, b, d, ks, index_tensor(ks, case.device), c)
     return Outcome(storage, d, expected, magnitude, torch.zeros(groups * m, dtype=torch.bool, device=case.device))
 
 

@@ -40,7 +40,7 @@ def run_one(params, device):
     start = time.perf_counter()
     try:
         outcome = run_fitting_in_memory(params, device)
-        problems, diff = check(outcome, tolerance(layout.dtype, params["out"]))
+        problems, diff = check(outcome, tolerance(layout, params["out"], device))
     except Exception as error:  # noqa: BLE001 - any error of a valid case is a failure to report, not to stop on
         problems, diff = [f"{type(error).__name__}: {error}".strip()], float("nan")
         if not isinstance(error, (ValueError, TypeError, RuntimeError)):

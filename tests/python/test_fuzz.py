@@ -46,6 +46,15 @@ def test_the_int8_layouts_pass_every_recipe_on_the_cpu(tmp_path):
     assert {name: row["failures"] for name, row in summary["layouts"].items()} == {layout.name: 0 for layout in int8}
 
 
+def test_the_fp8_weight_gradient_layouts_pass_on_the_cpu(tmp_path):
+    result = run_script("--device", "cpu", "--seed", "5", "--cases-per-layout", "30", "--ops", "fp8_gemm_nt_1d1d",
+                        "k_grouped_fp8*", "--json", str(tmp_path / "r.json"))
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    summary = json.loads((tmp_path / "r.json").read_text())
+    assert {name: (row["cases"], row["failures"]) for name, row in summary["layouts"].items()} == {
+        "fp8_gemm_nt_1d1d": (30, 0), "k_grouped_fp8_gemm_nt_contiguous": (30, 0)}
+
+
 @pytest.mark.gpu
 def test_every_layout_passes_a_smoke_run_on_the_gpu(tmp_path):
     result = run_script("--device", "cuda", "--seed", "1", "--cases-per-layout", "4", "--jobs", "4",
@@ -146,6 +155,24 @@ def test_masked_and_k_grouped_cases_have_empty_groups():
     assert {case["c"] for case in k_grouped} == {"none", "separate", "in_place"}
 
 
+def test_fp8_1d1d_cases_draw_both_scale_layouts_and_the_k_grouped_ones_always_a_c():
+    dense = draw_many("fp8_gemm_nt_1d1d")
+    assert {(case["sfa"], case["sfb"]) for case in dense} == {
+        (sfa, sfb) for sfa in ("mn-major", "row-major") for sfb in ("mn-major", "row-major")}
+    assert {(case["out"], case["c"]) for case in dense} == {
+        ("bf16", "none"), ("bf16", "separate"), ("fp32", "none"), ("fp32", "separate"), ("fp32", "in_place")}
+    k_grouped = draw_many("k_grouped_fp8_gemm_nt_contiguous")
+    assert {case["c"] for case in k_grouped} == {"separate", "in_place"}
+    assert {case["out"] for case in k_grouped} == {"fp32"}
+    assert any(0 in case["ks"] for case in k_grouped)
+
+
+def test_only_the_cpus_1d1d_path_has_the_wider_bound_of_its_bf16_operands():
+    one_d_one_d, block = layout_of_name("fp8_gemm_nt_1d1d"), layout_of_name("fp8_gemm_nt")
+    assert tolerance(one_d_one_d, "fp32", "cpu").accumulation == 2.0**-7
+    assert tolerance(one_d_one_d, "fp32", "cuda") == tolerance(block, "fp32", "cuda") == tolerance(block, "fp32", "cpu")
+
+
 def test_int8_cases_draw_every_recipe_scale_shape_output_c_and_bias():
     dense = draw_many("int8_gemm_nt")
     exact = [case for case in dense if case["recipe"] == "exact"]
@@ -178,8 +205,8 @@ def outcome_of(rows, n, kept_rows=()):
     return Outcome(storage, d, expected, expected.abs(), kept)
 
 
-BF16 = tolerance("bf16", "bf16")
-EXACT = tolerance("int8", "int32")
+BF16 = tolerance(layout_of_name("bf16_gemm_nt"), "bf16", "cuda")
+EXACT = tolerance(layout_of_name("int8_gemm_nt"), "int32", "cuda")
 
 
 def test_a_correct_result_passes():
