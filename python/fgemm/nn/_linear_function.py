@@ -55,9 +55,10 @@ class LinearFunction(torch.autograd.Function):
             if ctx.main_grad is not None:
                 fp8_gemm_nt(*operands, ctx.main_grad, c=ctx.main_grad, recipe=RECIPE_1D1D)
             else:
-                dw = torch.empty(w_fp8.shape, dtype=torch.float32, device=dy.device)
+                # D in the weight's own type (BF16 or FP32): the GEMM rounds its FP32 sums once, as a conversion
+                # afterwards would, and no FP32 copy of the gradient is written and read again.
+                dw = torch.empty(w_fp8.shape, dtype=dy.dtype, device=dy.device)
                 fp8_gemm_nt(*operands, dw, recipe=RECIPE_1D1D)
-                dw = dw.to(dy.dtype)
         if bias_needs_grad:
             db = dy.sum(0, dtype=torch.float32).to(dy.dtype)
         return dx, dw, db, None
