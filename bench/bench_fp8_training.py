@@ -1,7 +1,7 @@
 """GPU benchmark of a training step of fgemm.nn.Linear (FP8) against torch.nn.Linear (BF16) at DeepSeek-V3's
 shapes.
 
-    python bench/bench_fp8_training.py [--json out.json] [--tokens 4096 16384]
+    python bench/bench_fp8_training.py [--json out.json] [--tokens 4096 16384] [--breakdown]
     python bench/bench_fp8_training.py --dry-run        the plumbing on tiny CPU tensors
 
 A step is y = layer(x) then y.backward(dy): three GEMMs on each side (the forward, the input gradient and the
@@ -32,7 +32,7 @@ import torch
 
 import fgemm
 from fgemm.bench.cpu_timing import median_ms
-from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
+from fgemm.bench.gpu_timing import kernel_breakdown_us, paired_times_us, rested_flush_buffer
 
 FEATURES = [(7168, 2112), (7168, 4096), (2048, 7168)]
 TOKENS = [4096, 16384]
@@ -90,7 +90,7 @@ def event_times_us(fns, flush, rounds=4, warmup=3, repeats=15):
     return [statistics.median(fn_samples) for fn_samples in samples]
 
 
-def measure(tokens, in_features, out_features, fuse, device, flush):
+def measure(tokens, in_features, out_features, fuse, device, flush, breakdown=False):
     fp8, bf16 = layers(in_features, out_features, fuse, device)
     x = torch.randn(tokens, in_features, dtype=torch.bfloat16, device=device, requires_grad=True)
     dy = torch.randn(tokens, out_features, dtype=torch.bfloat16, device=device)
@@ -109,7 +109,17 @@ def measure(tokens, in_features, out_features, fuse, device, flush):
         row[f"{side}_kernel_tflops"] = flops / kernel_us / 1e6
     row["kernel_speedup"] = row["bf16_kernel_us"] / row["fp8_kernel_us"]
     row["wall_speedup"] = row["bf16_wall_us"] / row["fp8_wall_us"]
+    if breakdown:
+        for side, step in zip(SIDES, steps):
+            row[f"{side}_kernels_us"] = kernel_breakdown_us(step, flush)
     return row
+
+
+def print_breakdown(row):
+    for side in SIDES:
+        print(f"  {side} step, kernel time by kernel (us):")
+        for name, us in row[f"{side}_kernels_us"].items():
+            print(f"    {us:9.1f}  {name[:100]}")
 
 
 def markdown(rows):
@@ -132,7 +142,11 @@ def main(argv=None):
     parser.add_argument("--json", help="write the rows here")
     parser.add_argument("--dry-run", action="store_true",
                         help="tiny CPU tensors, host-timed: the plumbing only")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also each side's kernel time by kernel, from one profile of five steps (GPU only)")
     args = parser.parse_args(argv)
+    if args.breakdown and args.dry_run:
+        parser.error("--breakdown needs the GPU: the dry run has no kernels to profile")
     device = "cpu" if args.dry_run else "cuda"
     flush = None if args.dry_run else rested_flush_buffer()
     torch.manual_seed(0)
@@ -142,12 +156,14 @@ def main(argv=None):
     for tokens in tokens_list:
         for in_features, out_features in features:
             for fuse in (False, True):
-                row = measure(tokens, in_features, out_features, fuse, device, flush)
+                row = measure(tokens, in_features, out_features, fuse, device, flush, args.breakdown)
                 rows.append(row)
                 print(f"T={tokens:6d} {in_features:5d}x{out_features:5d} fused={fuse!s:5s} kernel "
                       f"{row['fp8_kernel_us']:9.1f} vs {row['bf16_kernel_us']:9.1f} us ({row['kernel_speedup']:.2f}x), "
                       f"wall {row['fp8_wall_us']:9.1f} vs {row['bf16_wall_us']:9.1f} us ({row['wall_speedup']:.2f}x)",
                       flush=True)
+                if args.breakdown:
+                    print_breakdown(row)
     device_name = "cpu (dry run)" if args.dry_run else torch.cuda.get_device_name()
     print(f"\n{device_name}\n\n{markdown(rows)}")
     if args.json:

@@ -26,3 +26,17 @@ def test_help_needs_no_gpu(capsys):
     with pytest.raises(SystemExit) as exit_info:
         bench_fp8_training.main(["--help"])
     assert exit_info.value.code == 0 and "--dry-run" in capsys.readouterr().out
+
+
+def test_the_breakdown_is_refused_on_the_dry_run(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench_fp8_training.main(["--dry-run", "--breakdown"])
+    assert exit_info.value.code == 2 and "--breakdown needs the GPU" in capsys.readouterr().err
+
+
+def test_the_breakdown_prints_each_kernel_of_a_side(capsys):
+    row = {"fp8_kernels_us": {"fgemm_sm90_fp8_gemm": 2298.4, "fgemm_cast_transpose": 273.5},
+           "bf16_kernels_us": {"nvjet_sm90_tst_192x192": 1242.3}}
+    bench_fp8_training.print_breakdown(row)
+    out = capsys.readouterr().out
+    assert "fp8 step" in out and "2298.4  fgemm_sm90_fp8_gemm" in out and "1242.3  nvjet_sm90_tst_192x192" in out

@@ -3,6 +3,7 @@ summed, as the profiler records them, with L2 flushed before every call by zeroi
 calls after warm-up. CUDA events around a call would add about 3 µs of launch and completion, a quarter of the
 time of the shortest seed shapes."""
 
+import collections
 import functools
 import statistics
 
@@ -46,6 +47,23 @@ def kernel_times_us(calls, flush):
     if len(times) != len(calls):
         raise RuntimeError(f"the profile holds {len(times)} flushes for {len(calls)} calls")
     return times
+
+
+def kernel_breakdown_us(fn, flush, repeats=5):
+    """{kernel name: microseconds per call of fn}, with L2 flushed before each call: where fn's kernel time goes,
+    the durations of its GPU activities summed by name, largest first (activities named as the flush's are left
+    out, as kernel_times_us takes them for separators)."""
+    separators = flush_kernel_names(flush)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
+        for _ in range(repeats):
+            flush.zero_()
+            fn()
+        torch.cuda.synchronize()
+    totals = collections.Counter()
+    for event in filter(is_gpu_activity, profile.events()):
+        if event.name not in separators:
+            totals[event.name] += event.device_time / repeats
+    return dict(totals.most_common())
 
 
 def times_between_flushes(events, separators):
