@@ -59,6 +59,16 @@ void cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const T
                            const TensorView& xt_fp8, const TensorView& sft, bool use_ue8m0 = false,
                            Stream stream = nullptr);
 
+// The cast-transpose of a weight for FP8 training, whose input gradient reads the weight transposed: x [N, K],
+// bfloat16 or float32, read once and quantized per 128 x 128 block:
+//   x_fp8 E4M3 [N, K] and sf float32 [ceil(N/128), ceil(K/128)]: the bits of per_block_cast_to_fp8(x);
+//   xt_fp8 E4M3 [K, N] and sft float32 [ceil(K/128), ceil(N/128)]: the bits of per_block_cast_to_fp8 of x's
+//   transpose, which are x_fp8 and sf transposed (a 128 x 128 block of x is one of its transpose).
+// The rules of cast_transpose_to_fp8 otherwise.
+void per_block_cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const TensorView& sf,
+                                     const TensorView& xt_fp8, const TensorView& sft, bool use_ue8m0 = false,
+                                     Stream stream = nullptr);
+
 // The cast-transpose of the experts' activations for their weight gradient (the operands of a K-grouped GEMM,
 // whose K is each expert's tokens): x [sum(ks), H], expert g owning the ks[g] rows after those of the experts
 // before it, s_g = ks[0] + ... + ks[g - 1]. Every ks[g] is a multiple of 128, possibly 0. Writes

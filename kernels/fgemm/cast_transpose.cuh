@@ -1,7 +1,9 @@
 // The fused cast-transpose of FP8 training's backward pass: x [M, K] read once and quantized twice, per 1 x 128
 // block of its rows (the codes and scales of per_token_cast_to_fp8(x)) and per 128 x 1 block of its columns,
-// written transposed (those of per_token_cast_to_fp8(x^T)). The arithmetic is the one documented in
-// include/fgemm/quantize.hpp; the code format is a Format policy (quantize_e4m3.cuh).
+// written transposed (those of per_token_cast_to_fp8(x^T)); or, for a weight (kBlockScaled), per 128 x 128 block,
+// the same codes written both ways (those of per_block_cast_to_fp8(x) and of per_block_cast_to_fp8(x^T)). The
+// arithmetic is the one documented in include/fgemm/quantize.hpp; the code format is a Format policy
+// (quantize_e4m3.cuh).
 #pragma once
 
 #include "fgemm/ptx.cuh"
@@ -50,40 +52,15 @@ __device__ __forceinline__ void unpack(const uint32_t (&words)[kElementsPerThrea
   for (uint32_t i = 0; i < kElementsPerThread; ++i) values[i] = In::packed(words, i);
 }
 
-// Grid: (row blocks of the launch * column blocks). A CTA quantizes one 128 x 128 tile of x. Thread t holds the
-// input bits of columns 16 (t % 8) .. +16 of the four consecutive rows 4 (t / 8) .. +4, so that the codes of
-// one column for those rows make one word. Rows and columns beyond x read as zeros and write nothing.
-//
-// The row-wise codes go out from registers, a row's eight threads meeting by shuffles. For the columns, each
-// warp's maxima meet in shared memory, where 128 threads take each column's scale. The transposed codes go out
-// through a shared-memory tile of words, [column][four rows], whose word index is XOR-ed with 4 (column / 16):
-// then the 32 words a warp writes at once fall in 32 banks, and each 16-byte read of 16 codes of one column
-// stays whole.
-template <typename In, typename Format, uint32_t kCols, bool kVectorized, bool kTransposedVectorized>
-__device__ __forceinline__ void cast_transpose(const CastTransposeParams& p) {
-  constexpr uint32_t kColBlocks = ceil_div(kCols, kBlock);
-  constexpr uint32_t kWords = kElementsPerThread * In::kBytes / 4;
-  constexpr uint32_t kWordsPerColumn = kBlock / kTileRowsPerThread;
-  static_assert(kThreadsPerCta == kThreadsPerTileRow * kBlock / kTileRowsPerThread, "a CTA holds a whole tile");
+// The scales of activations: each of the thread's rows per 1 x 128 block (its eight threads meeting by shuffles),
+// its row-wise codes stored from registers; each column's over the tile's 128 rows, whose inverses go to
+// col_inverse and scales to sft.
+template <typename In, typename Format, uint32_t kCols, bool kVectorized>
+__device__ __forceinline__ void row_and_column_scales(
+    const CastTransposeParams& p, const uint32_t (&words)[kTileRowsPerThread][kElementsPerThread * In::kBytes / 4],
+    uint32_t first_row, uint32_t col, uint32_t row_block, uint32_t col0, uint32_t slice, float (&col_inverse)[kBlock]) {
   __shared__ float warp_col_amax[kWarpsPerCta][kBlock];
-  __shared__ float col_inverse[kBlock];
-  __shared__ __align__(16) uint32_t transposed[kBlock][kWordsPerColumn];
-
-  const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const uint32_t row_block = p.first_row_block + blockIdx.x / kColBlocks, col_block = blockIdx.x % kColBlocks;
-  const uint32_t slice = threadIdx.x % kThreadsPerTileRow;  // the thread's 16 columns
-  const uint32_t quad = threadIdx.x / kThreadsPerTileRow;   // the thread's four rows
-  const uint32_t row0 = row_block * kBlock, col0 = col_block * kBlock;
-  const uint32_t first_row = row0 + quad * kTileRowsPerThread, col = col0 + slice * kElementsPerThread;
-
-  uint32_t words[kTileRowsPerThread][kWords];
-#pragma unroll
-  for (uint32_t i = 0; i < kTileRowsPerThread; ++i) {
-    const uint32_t row = first_row + i;
-    load_bits<In, kVectorized>(p.x.data + p.x.offset(0, row, 0) * In::kBytes, col, row < p.rows ? kCols : 0,
-                               words[i]);
-  }
-
+  const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32, col_block = col0 / kBlock;
   // Each column's maximum over the thread's rows, then over the warp's (lanes 8 and 16 apart share columns).
   float col_amax[kElementsPerThread];
 #pragma unroll
@@ -129,6 +106,79 @@ __device__ __forceinline__ void cast_transpose(const CastTransposeParams& p) {
     if (col0 + c < kCols) p.sft.data[p.sft.offset(0, col0 + c, row_block)] = s.scale;
   }
   __syncthreads();
+}
+
+// The scales of a weight: one for the tile, from the amax of all its elements; the row-wise codes stored from
+// registers, the same inverse for every column in col_inverse, the scale in sf and, transposed, in sft.
+template <typename In, typename Format, uint32_t kCols, bool kVectorized>
+__device__ __forceinline__ void block_scales(
+    const CastTransposeParams& p, const uint32_t (&words)[kTileRowsPerThread][kElementsPerThread * In::kBytes / 4],
+    uint32_t first_row, uint32_t col, uint32_t row_block, uint32_t col_block, float (&col_inverse)[kBlock]) {
+  float amax = 0.0f;
+#pragma unroll
+  for (uint32_t i = 0; i < kTileRowsPerThread; ++i) {
+    float values[kElementsPerThread];
+    unpack<In>(words[i], values);
+    amax = max_nan(amax, thread_amax(values));
+  }
+  const Scale s = Format::scale_of(team_amax<kThreadsPerCta>(amax));
+#pragma unroll
+  for (uint32_t i = 0; i < kTileRowsPerThread; ++i) {
+    const uint32_t row = first_row + i;
+    float values[kElementsPerThread];
+    unpack<In>(words[i], values);
+    uint32_t codes[4];
+    quantize<Format>(values, s.inverse, codes);
+    store_codes<kVectorized>(p.q.data + p.q.offset(0, row, 0), col, row < p.rows ? kCols : 0, codes);
+  }
+  if (threadIdx.x == 0) {
+    p.sf.data[p.sf.offset(0, row_block, col_block)] = s.scale;
+    p.sft.data[p.sft.offset(0, col_block, row_block)] = s.scale;
+  }
+  if (threadIdx.x < kBlock) col_inverse[threadIdx.x] = s.inverse;
+  __syncthreads();
+}
+
+// Grid: (row blocks of the launch * column blocks). A CTA quantizes one 128 x 128 tile of x. Thread t holds the
+// input bits of columns 16 (t % 8) .. +16 of the four consecutive rows 4 (t / 8) .. +4, so that the codes of
+// one column for those rows make one word. Rows and columns beyond x read as zeros and write nothing.
+//
+// The row-wise codes go out from registers, a row's eight threads meeting by shuffles. For the columns, each
+// warp's maxima meet in shared memory, where 128 threads take each column's scale. With kBlockScaled the whole
+// CTA meets once for the tile's one scale, which both the rows and the columns take. The transposed codes go out
+// through a shared-memory tile of words, [column][four rows], whose word index is XOR-ed with 4 (column / 16):
+// then the 32 words a warp writes at once fall in 32 banks, and each 16-byte read of 16 codes of one column
+// stays whole.
+template <typename In, typename Format, uint32_t kCols, bool kVectorized, bool kTransposedVectorized,
+          bool kBlockScaled>
+__device__ __forceinline__ void cast_transpose(const CastTransposeParams& p) {
+  constexpr uint32_t kColBlocks = ceil_div(kCols, kBlock);
+  constexpr uint32_t kWords = kElementsPerThread * In::kBytes / 4;
+  constexpr uint32_t kWordsPerColumn = kBlock / kTileRowsPerThread;
+  static_assert(kThreadsPerCta == kThreadsPerTileRow * kBlock / kTileRowsPerThread, "a CTA holds a whole tile");
+  __shared__ float col_inverse[kBlock];
+  __shared__ __align__(16) uint32_t transposed[kBlock][kWordsPerColumn];
+
+  const uint32_t row_block = p.first_row_block + blockIdx.x / kColBlocks, col_block = blockIdx.x % kColBlocks;
+  const uint32_t slice = threadIdx.x % kThreadsPerTileRow;  // the thread's 16 columns
+  const uint32_t quad = threadIdx.x / kThreadsPerTileRow;   // the thread's four rows
+  const uint32_t row0 = row_block * kBlock, col0 = col_block * kBlock;
+  const uint32_t first_row = row0 + quad * kTileRowsPerThread, col = col0 + slice * kElementsPerThread;
+
+  uint32_t words[kTileRowsPerThread][kWords];
+#pragma unroll
+  for (uint32_t i = 0; i < kTileRowsPerThread; ++i) {
+    const uint32_t row = first_row + i;
+    load_bits<In, kVectorized>(p.x.data + p.x.offset(0, row, 0) * In::kBytes, col, row < p.rows ? kCols : 0,
+                               words[i]);
+  }
+
+  if constexpr (kBlockScaled) {
+    block_scales<In, Format, kCols, kVectorized>(p, words, first_row, col, row_block, col_block, col_inverse);
+  } else {
+    row_and_column_scales<In, Format, kCols, kVectorized>(p, words, first_row, col, row_block, col0, slice,
+                                                          col_inverse);
+  }
 
 #pragma unroll
   for (uint32_t j = 0; j < kElementsPerThread; ++j) {

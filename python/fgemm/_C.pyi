@@ -16,6 +16,11 @@ def cast_transpose_to_fp8(x: object | None, x_fp8: object | None, sf: object | N
     Quantizes x [M, K], bfloat16 or float32, read once, into x_fp8 (float8_e4m3fn [M, K]) and sf (float32 [M, ceil(K/128)]) as per_token_cast_to_fp8(x), and into xt_fp8 (float8_e4m3fn [K, M]) and sft (float32 [K, ceil(M/128)]) as per_token_cast_to_fp8(x.t()); sf and sft with any strides.
     """
 
+def per_block_cast_transpose_to_fp8(x: object | None, x_fp8: object | None, sf: object | None, xt_fp8: object | None, sft: object | None, use_ue8m0: bool) -> None:
+    """
+    Quantizes x [N, K], bfloat16 or float32, read once, into x_fp8 (float8_e4m3fn [N, K]) and sf (float32 [ceil(N/128), ceil(K/128)]) as per_block_cast_to_fp8(x), and into xt_fp8 (float8_e4m3fn [K, N]) and sft (float32 [ceil(K/128), ceil(N/128)]) as per_block_cast_to_fp8(x.t()).
+    """
+
 def grouped_cast_transpose_to_fp8(x: object | None, ks: object | None, x_fp8: object | None, sf: object | None, xt_fp8: object | None, sft: object | None, use_ue8m0: bool) -> None:
     """
     Quantizes x [sum(ks), H] as cast_transpose_to_fp8, expert g owning the ks[g] rows (a multiple of 128, possibly 0) after those of the experts before it: xt_fp8 is float8_e4m3fn [sum(ks) * H], expert g's [H, ks[g]] block at element sum(ks[:g]) * H, and sft float32 [H, sum(ks)/128].

@@ -50,6 +50,7 @@ from .quantize import (
     cast_transpose_to_fp8,
     grouped_cast_transpose_to_fp8,
     per_block_cast_to_fp8,
+    per_block_cast_transpose_to_fp8,
     per_token_cast_to_fp8,
 )
 from .quantize_int8 import (
@@ -125,4 +126,5 @@ __all__ = [
     "per_block_cast_to_int8",
     "cast_transpose_to_fp8",
     "grouped_cast_transpose_to_fp8",
+    "per_block_cast_transpose_to_fp8",
 ]

@@ -63,6 +63,15 @@ def grouped_cast_transpose_outputs(x: torch.Tensor, mn_major_scales: bool):
             _empty_scales((), h, rows // BLOCK, mn_major_scales, x.device))
 
 
+def per_block_cast_transpose_outputs(x: torch.Tensor):
+    """(x_fp8, sf, xt_fp8, sft) for per_block_cast_transpose_to_fp8 of x [N, K]: those of per_block_cast_to_fp8
+    of x and of its transpose, all contiguous."""
+    n, k = x.shape
+    xt_fp8 = torch.empty((k, n), dtype=torch.float8_e4m3fn, device=x.device)
+    sft = torch.empty((ceil_div(k, BLOCK), ceil_div(n, BLOCK)), dtype=torch.float32, device=x.device)
+    return (*per_block_outputs(x), xt_fp8, sft)
+
+
 def per_block_outputs(w: torch.Tensor):
     """(w_fp8, sf) for per_block_cast_to_fp8 of w [..., N, K]: sf [..., ceil(N/128), ceil(K/128)]."""
     *lead, n, k = w.shape

@@ -15,6 +15,7 @@ from ._buffers import (
     cast_transpose_outputs,
     empty_mn_major_scales,
     grouped_cast_transpose_outputs,
+    per_block_cast_transpose_outputs,
     per_block_outputs,
     per_token_outputs,
 )
@@ -108,6 +109,13 @@ def cast_transpose(x: Tensor, use_ue8m0: bool, mn_major_scales: bool) -> Tuple[T
     return outputs
 
 
+def per_block_cast_transpose(x: Tensor, use_ue8m0: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The kernel of per_block_cast_transpose_to_fp8, also called directly by an eager call."""
+    outputs = per_block_cast_transpose_outputs(x)
+    _C.per_block_cast_transpose_to_fp8(x, *outputs, use_ue8m0)
+    return outputs
+
+
 def grouped_cast_transpose(x: Tensor, ks: List[int], use_ue8m0: bool,
                            mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """The kernel of grouped_cast_transpose_to_fp8, also called directly by an eager call."""
@@ -167,6 +175,16 @@ def _(x, use_ue8m0, mn_major_scales):
     return cast_transpose_outputs(x, mn_major_scales)
 
 
+@torch.library.custom_op("fgemm::per_block_cast_transpose_to_fp8", mutates_args=())
+def per_block_cast_transpose_to_fp8(x: Tensor, use_ue8m0: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    return per_block_cast_transpose(x, use_ue8m0)
+
+
+@per_block_cast_transpose_to_fp8.register_fake
+def _(x, use_ue8m0):
+    return per_block_cast_transpose_outputs(x)
+
+
 @torch.library.custom_op("fgemm::grouped_cast_transpose_to_fp8", mutates_args=())
 def grouped_cast_transpose_to_fp8(x: Tensor, ks: List[int], use_ue8m0: bool,
                                   mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -191,5 +209,6 @@ def _(sf):
 _register_constant_outputs(per_token_cast_to_fp8, num_inputs=3)
 _register_constant_outputs(per_block_cast_to_fp8, num_inputs=2)
 _register_constant_outputs(cast_transpose_to_fp8, num_inputs=3)
+_register_constant_outputs(per_block_cast_transpose_to_fp8, num_inputs=2)
 _register_constant_outputs(grouped_cast_transpose_to_fp8, num_inputs=4)
 _register_constant_outputs(to_mn_major_tma_aligned, num_inputs=1)

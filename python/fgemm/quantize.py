@@ -108,6 +108,24 @@ def cast_transpose_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, *, mn_major_
     return _ops.cast_transpose_to_fp8(x, use_ue8m0, mn_major_scales)
 
 
+def per_block_cast_transpose_to_fp8(x: torch.Tensor, use_ue8m0: bool = False
+                                    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The cast-transpose of a weight for FP8 training, whose input gradient reads the weight transposed: x [N, K],
+    any float dtype and layout, read once -> (x_fp8 [N, K], sf [ceil(N/128), ceil(K/128)], xt_fp8 [K, N],
+    sft [ceil(K/128), ceil(N/128)]), with the bits of per_block_cast_to_fp8(x) and of per_block_cast_to_fp8(x.t()):
+    a 128x128 block of x is one of its transpose, so xt_fp8 and sft are x_fp8 and sf transposed. All contiguous.
+
+    use_ue8m0: round each scale up to a power of two.
+    """
+    op = "per_block_cast_transpose_to_fp8"
+    _check_input(x, "x", op, matrix_only=True)
+    _check_flag(use_ue8m0, "use_ue8m0", op)
+    x = _kernel_input(x)
+    if runs_eagerly(x):
+        return _ops.per_block_cast_transpose(x, use_ue8m0)
+    return _ops.per_block_cast_transpose_to_fp8(x, use_ue8m0)
+
+
 def grouped_cast_transpose_to_fp8(x: torch.Tensor, ks: Sequence[int], use_ue8m0: bool = False, *,
                                   mn_major_scales: bool = True
                                   ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -46,14 +46,17 @@ CastTransposeOutputs cast_transpose_outputs(const char* op, nb::handle x_fp8, nb
           tensor_view(sft, op, "sft")};
 }
 
-void cast_transpose_py(nb::handle x, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8, nb::handle sft,
-                       bool use_ue8m0) {
-  const char* op = "cast_transpose_to_fp8";
+// cast_transpose_to_fp8 or per_block_cast_transpose_to_fp8, named `op`, on the extension's arguments.
+using CastTranspose = void (*)(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                               const TensorView&, bool, Stream);
+
+void cast_transpose_py(CastTranspose cast, const char* op, nb::handle x, nb::handle x_fp8, nb::handle sf,
+                       nb::handle xt_fp8, nb::handle sft, bool use_ue8m0) {
   const TensorView input = tensor_view(x, op, "x");
   const CastTransposeOutputs out = cast_transpose_outputs(op, x_fp8, sf, xt_fp8, sft);
   const Stream stream = current_stream(input.device);
   nb::gil_scoped_release released;
-  cast_transpose_to_fp8(input, out.x_fp8, out.sf, out.xt_fp8, out.sft, use_ue8m0, stream);
+  cast(input, out.x_fp8, out.sf, out.xt_fp8, out.sft, use_ue8m0, stream);
 }
 
 void grouped_cast_transpose_py(nb::handle x, nb::handle ks, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8,
@@ -94,11 +97,25 @@ void register_quantize_bindings(nb::module_& module) {
       "w"_a.none(), "w_fp8"_a.none(), "sf"_a.none(), "use_ue8m0"_a,
       "Quantizes w [N, K] (or [G, N, K]), bfloat16 or float32, into w_fp8 (float8_e4m3fn, the shape of w) and sf "
       "(float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.");
-  module.def("cast_transpose_to_fp8", &cast_transpose_py, "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(),
-             "xt_fp8"_a.none(), "sft"_a.none(), "use_ue8m0"_a,
-             "Quantizes x [M, K], bfloat16 or float32, read once, into x_fp8 (float8_e4m3fn [M, K]) and sf (float32 "
-             "[M, ceil(K/128)]) as per_token_cast_to_fp8(x), and into xt_fp8 (float8_e4m3fn [K, M]) and sft (float32 "
-             "[K, ceil(M/128)]) as per_token_cast_to_fp8(x.t()); sf and sft with any strides.");
+  module.def(
+      "cast_transpose_to_fp8",
+      [](nb::handle x, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8, nb::handle sft, bool use_ue8m0) {
+        cast_transpose_py(&cast_transpose_to_fp8, "cast_transpose_to_fp8", x, x_fp8, sf, xt_fp8, sft, use_ue8m0);
+      },
+      "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(), "xt_fp8"_a.none(), "sft"_a.none(), "use_ue8m0"_a,
+      "Quantizes x [M, K], bfloat16 or float32, read once, into x_fp8 (float8_e4m3fn [M, K]) and sf (float32 "
+      "[M, ceil(K/128)]) as per_token_cast_to_fp8(x), and into xt_fp8 (float8_e4m3fn [K, M]) and sft (float32 "
+      "[K, ceil(M/128)]) as per_token_cast_to_fp8(x.t()); sf and sft with any strides.");
+  module.def(
+      "per_block_cast_transpose_to_fp8",
+      [](nb::handle x, nb::handle x_fp8, nb::handle sf, nb::handle xt_fp8, nb::handle sft, bool use_ue8m0) {
+        cast_transpose_py(&per_block_cast_transpose_to_fp8, "per_block_cast_transpose_to_fp8", x, x_fp8, sf, xt_fp8,
+                          sft, use_ue8m0);
+      },
+      "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(), "xt_fp8"_a.none(), "sft"_a.none(), "use_ue8m0"_a,
+      "Quantizes x [N, K], bfloat16 or float32, read once, into x_fp8 (float8_e4m3fn [N, K]) and sf (float32 "
+      "[ceil(N/128), ceil(K/128)]) as per_block_cast_to_fp8(x), and into xt_fp8 (float8_e4m3fn [K, N]) and "
+      "sft (float32 [ceil(K/128), ceil(N/128)]) as per_block_cast_to_fp8(x.t()).");
   module.def("grouped_cast_transpose_to_fp8", &grouped_cast_transpose_py, "x"_a.none(), "ks"_a.none(),
              "x_fp8"_a.none(), "sf"_a.none(), "xt_fp8"_a.none(), "sft"_a.none(), "use_ue8m0"_a,
              "Quantizes x [sum(ks), H] as cast_transpose_to_fp8, expert g owning the ks[g] rows (a multiple of 128, "

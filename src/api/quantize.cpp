@@ -33,6 +33,12 @@ void cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const T
                       cpu::cast_transpose, cuda::cast_transpose);
 }
 
+void per_block_cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const TensorView& sf,
+                                     const TensorView& xt_fp8, const TensorView& sft, bool use_ue8m0, Stream stream) {
+  api::run_on_backend(detail::validate_per_block_cast_transpose(x, x_fp8, sf, xt_fp8, sft, use_ue8m0), stream,
+                      cpu::cast_transpose, cuda::cast_transpose);
+}
+
 void grouped_cast_transpose_to_fp8(const TensorView& x, const std::vector<std::int64_t>& ks, const TensorView& x_fp8,
                                    const TensorView& sf, const TensorView& xt_fp8, const TensorView& sft,
                                    bool use_ue8m0, Stream stream) {

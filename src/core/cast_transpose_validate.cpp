@@ -11,6 +11,7 @@ namespace {
 
 constexpr const char* kOp = "cast_transpose_to_fp8";
 constexpr const char* kGroupedOp = "grouped_cast_transpose_to_fp8";
+constexpr const char* kBlockOp = "per_block_cast_transpose_to_fp8";
 
 struct Outputs {
   const TensorView& x_fp8;
@@ -19,9 +20,10 @@ struct Outputs {
   const TensorView& sft;
 };
 
-// x [rows, cols] and the row-wise outputs, as per_token_cast_to_fp8 checks them.
+// x [rows, cols] and the row-wise outputs, as per_token_cast_to_fp8 (block Token) or per_block_cast_to_fp8 (Block)
+// checks them.
 void check_input_and_row_wise(const QuantizeChecks& check, const TensorView& x, const Outputs& out,
-                              const char* x_shape) {
+                              const char* x_shape, ScaleBlock block = ScaleBlock::Token) {
   check.ndim(x, "x", 2, x_shape);
   check.nonnegative_sizes(x, "x");
   if (x.dtype != DType::BF16 && x.dtype != DType::F32)
@@ -33,7 +35,11 @@ void check_input_and_row_wise(const QuantizeChecks& check, const TensorView& x, 
   check.dtype(out.sft, "sft", DType::F32);
   const std::int64_t rows = x.shape[0], cols = x.shape[1];
   check.shape(out.x_fp8, "x_fp8", shape_only({rows, cols}), "the shape of x");
-  check.shape(out.sf, "sf", shape_only({rows, ceil_div(cols, 128)}), "one scale per row of x and 128 columns");
+  if (block == ScaleBlock::Token)
+    check.shape(out.sf, "sf", shape_only({rows, ceil_div(cols, 128)}), "one scale per row of x and 128 columns");
+  else
+    check.shape(out.sf, "sf", shape_only({ceil_div(rows, 128), ceil_div(cols, 128)}),
+                "one scale per 128 x 128 block of x");
 }
 
 // The storage of every tensor, no output overlapping the input or another output, and the problem.
@@ -74,6 +80,22 @@ CastTransposeProblem validate_cast_transpose(const TensorView& x, const TensorVi
   check.shape(xt_fp8, "xt_fp8", shape_only({cols, rows}), "the shape of x's transpose, [K, M]");
   check.shape(sft, "sft", shape_only({cols, ceil_div(rows, 128)}), "[K, ceil(M/128)]");
   CastTransposeProblem p = checked_problem(check, x, out, use_ue8m0);
+  if (rows > 0) p.bands.push_back({0, rows, 0, cols > 1 ? xt_fp8.strides[0] : rows});
+  return p;
+}
+
+CastTransposeProblem validate_per_block_cast_transpose(const TensorView& x, const TensorView& x_fp8,
+                                                       const TensorView& sf, const TensorView& xt_fp8,
+                                                       const TensorView& sft, bool use_ue8m0) {
+  const QuantizeChecks check(kBlockOp, x.device);
+  const Outputs out{x_fp8, sf, xt_fp8, sft};
+  check_input_and_row_wise(check, x, out, "[N, K]", ScaleBlock::Block);
+  const std::int64_t rows = x.shape[0], cols = x.shape[1];
+  check.shape(xt_fp8, "xt_fp8", shape_only({cols, rows}), "the shape of x's transpose, [K, N]");
+  check.shape(sft, "sft", shape_only({ceil_div(cols, 128), ceil_div(rows, 128)}),
+              "one scale per 128 x 128 block of x's transpose, [ceil(K/128), ceil(N/128)]");
+  CastTransposeProblem p = checked_problem(check, x, out, use_ue8m0);
+  p.block = ScaleBlock::Block;
   if (rows > 0) p.bands.push_back({0, rows, 0, cols > 1 ? xt_fp8.strides[0] : rows});
   return p;
 }

@@ -60,8 +60,11 @@ struct TransposedBand {
 
 // A validated cast_transpose_to_fp8 or grouped_cast_transpose_to_fp8: x [rows, cols] quantized per 1 x 128 block
 // of its rows into q and sf (as per_token_cast_to_fp8), and its transpose per 1 x 128 block of the transpose's
-// rows into qt and sft (as per_token_cast_to_fp8 of x's transpose).
+// rows into qt and sft (as per_token_cast_to_fp8 of x's transpose). Or per_block_cast_transpose_to_fp8 (block
+// Block): x quantized per 128 x 128 block into q and sf (as per_block_cast_to_fp8), the same codes transposed
+// into qt and the scales transposed into sft.
 struct CastTransposeProblem {
+  ScaleBlock block = ScaleBlock::Token;
   bool grouped = false;  // grouped_cast_transpose_to_fp8
   Device device{};
   DType input = DType::BF16;  // BF16 or F32
@@ -71,13 +74,15 @@ struct CastTransposeProblem {
 
   StridedStack<const void> x;    // column stride 1
   StridedStack<std::uint8_t> q;  // E4M3 codes, the shape of x, column stride 1
-  StridedStack<float> sf;        // [rows, ceil(cols/128)]
+  StridedStack<float> sf;        // [rows, ceil(cols/128)]; Block: [ceil(rows/128), ceil(cols/128)]
   std::uint8_t* qt = nullptr;    // the transposed codes, placed by the bands
   // In order of rows, together covering them all: one for the ungrouped operation (xt_fp8 [cols, rows]), one per
   // expert with rows for the grouped one (each a [cols, its rows] block of the flat output, at a multiple of 128
   // rows).
   std::vector<TransposedBand> bands;
-  StridedStack<float> sft;  // [cols, ceil(rows/128)]: element (c, b) scales qt's row c, x's rows 128 b .. +127
+  // [cols, ceil(rows/128)]: element (c, b) scales qt's row c, x's rows 128 b .. +127. Block: [ceil(cols/128),
+  // ceil(rows/128)], sf transposed.
+  StridedStack<float> sft;
 
   std::int64_t row_blocks() const { return (rows + 127) / 128; }
   std::int64_t col_blocks() const { return (cols + 127) / 128; }

@@ -18,10 +18,10 @@ float input_at(const detail::CastTransposeProblem& p, std::int64_t row, std::int
                                 : static_cast<const float*>(p.x.data)[offset];
 }
 
-// The row-wise half: per_token_cast_to_fp8's problem on the same tensors.
+// The row-wise half: per_token_cast_to_fp8's (or per_block_cast_to_fp8's) problem on the same tensors.
 detail::QuantizeProblem row_wise(const detail::CastTransposeProblem& p) {
   detail::QuantizeProblem q;
-  q.block = detail::ScaleBlock::Token;
+  q.block = p.block;
   q.device = p.device;
   q.input = p.input;
   q.use_ue8m0 = p.use_ue8m0;
@@ -58,10 +58,26 @@ void transpose_tile(const detail::CastTransposeProblem& p, std::int64_t row, std
   }
 }
 
+// The transposed codes and scales of 128 x 128 blocks: the row-wise ones (one scale per block), transposed.
+void transpose_blocks(const detail::CastTransposeProblem& p) {
+  const detail::TransposedBand& band = p.bands.front();
+  ThreadPool::instance().run(p.cols, [&](std::int64_t c) {
+    std::uint8_t* transposed_row = p.qt + band.offset + c * band.row_stride;
+    for (std::int64_t r = 0; r < p.rows; ++r) transposed_row[r] = p.q.data[p.q.offset(0, r, c)];
+  });
+  for (std::int64_t rb = 0; rb < p.row_blocks(); ++rb)
+    for (std::int64_t cb = 0; cb < p.col_blocks(); ++cb)
+      p.sft.data[p.sft.offset(0, cb, rb)] = p.sf.data[p.sf.offset(0, rb, cb)];
+}
+
 }  // namespace
 
 void cast_transpose(const detail::CastTransposeProblem& p) {
   quantize(row_wise(p));
+  if (p.block == detail::ScaleBlock::Block) {
+    transpose_blocks(p);
+    return;
+  }
   const std::int64_t row_blocks = p.row_blocks(), col_blocks = p.col_blocks();
   ThreadPool::instance().run(row_blocks * col_blocks, [&](std::int64_t index) {
     const std::int64_t row = index / col_blocks * kBlock, col = index % col_blocks * kBlock;

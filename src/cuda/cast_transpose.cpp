@@ -30,7 +30,8 @@ bool transposed_can_vectorize(const detail::CastTransposeProblem& p) {
 std::string CastTransposeKernel::name() const {
   std::ostringstream out;
   out << kSymbol << "_" << dtype_name(input) << "_k" << cols << (vectorized ? "_vec" : "_scalar")
-      << (transposed_vectorized ? "_tvec" : "_tscalar") << (use_ue8m0 ? "_ue8m0" : "");
+      << (transposed_vectorized ? "_tvec" : "_tscalar") << (use_ue8m0 ? "_ue8m0" : "")
+      << (block_scaled ? "_block" : "");
   return out.str();
 }
 
@@ -38,18 +39,20 @@ jit::KernelSpec cast_transpose_kernel_spec(const CastTransposeKernel& kernel) {
   std::ostringstream call;
   call << "fgemm::quant::cast_transpose<fgemm::quant::" << kernel_input_type(kernel.input) << ", fgemm::quant::E4m3<"
        << cpp_bool(kernel.use_ue8m0) << ">, " << kernel.cols << ", " << cpp_bool(kernel.vectorized) << ", "
-       << cpp_bool(kernel.transposed_vectorized) << ">(params)";
+       << cpp_bool(kernel.transposed_vectorized) << ", " << cpp_bool(kernel.block_scaled) << ">(params)";
   return quantize_kernel_source(kernel.name(), kSymbol, {"fgemm/cast_transpose.cuh", "fgemm/quantize_e4m3.cuh"},
                                 "CastTransposeParams", call.str());
 }
 
 void cast_transpose(const detail::CastTransposeProblem& p, Stream stream) {
-  const char* op = p.grouped ? "grouped_cast_transpose_to_fp8" : "cast_transpose_to_fp8";
+  const char* op = p.block == detail::ScaleBlock::Block ? "per_block_cast_transpose_to_fp8"
+                   : p.grouped                          ? "grouped_cast_transpose_to_fp8"
+                                                        : "cast_transpose_to_fp8";
   const std::int64_t col_blocks = p.col_blocks();
   quantize_grid(p.row_blocks() * col_blocks, 1, p.rows, p.cols, op, "x");  // throws where the problem is too large
   const CastTransposeKernel spec{p.input, p.cols, p.use_ue8m0,
                                  can_vectorize(p.input, 1, p.rows, p.cols, p.x, p.q.data, p.q.row_stride, 0),
-                                 transposed_can_vectorize(p)};
+                                 transposed_can_vectorize(p), p.block == detail::ScaleBlock::Block};
   quant::CastTransposeParams params{};
   params.x = kernel_stack(p.x, static_cast<const std::uint8_t*>(p.x.data));
   params.q = kernel_stack(p.q, p.q.data);

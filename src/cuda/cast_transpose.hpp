@@ -24,8 +24,10 @@ struct CastTransposeKernel {
   // 16-byte stores of the transposed codes: the codes 16-byte aligned, and M, every band's offset and every
   // band's row stride multiples of 16. Otherwise one code at a time.
   bool transposed_vectorized = true;
+  bool block_scaled = false;  // one scale per 128 x 128 block (per_block_cast_transpose_to_fp8)
 
-  std::string name() const;  // unique per specialisation, e.g. "fgemm_cast_transpose_bfloat16_k7168_vec_tvec"
+  // Unique per specialisation, e.g. "fgemm_cast_transpose_bfloat16_k7168_vec_tvec" ("..._block" for block_scaled).
+  std::string name() const;
 };
 
 jit::KernelSpec cast_transpose_kernel_spec(const CastTransposeKernel& kernel);

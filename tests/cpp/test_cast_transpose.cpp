@@ -70,6 +70,37 @@ TEST(CastTransposeCpu, BothHalvesAreThePerTokenQuantizationsOfXAndItsTranspose) 
   }
 }
 
+// per_block_cast_to_fp8 of the FP32 matrix x [rows, cols].
+Quantized per_block(std::vector<float> x, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t row_blocks = (rows + 127) / 128, col_blocks = (cols + 127) / 128;
+  Quantized out{std::vector<std::uint8_t>(x.size()), std::vector<float>(row_blocks * col_blocks)};
+  per_block_cast_to_fp8(make_tensor_view(x.data(), DType::F32, {rows, cols}),
+                        make_tensor_view(out.codes.data(), DType::E4M3, {rows, cols}),
+                        make_tensor_view(out.scales.data(), DType::F32, {row_blocks, col_blocks}));
+  return out;
+}
+
+TEST(CastTransposeCpu, PerBlockHalvesAreThePerBlockQuantizationsOfXAndItsTranspose) {
+  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{200, 300}, {1, 129}, {130, 1}, {256, 128}}) {
+    const std::vector<float> x = sample(rows, cols);
+    const std::int64_t col_blocks = (cols + 127) / 128, row_blocks = (rows + 127) / 128;
+    std::vector<std::uint8_t> codes(x.size()), transposed(x.size());
+    std::vector<float> scales(row_blocks * col_blocks), transposed_scales(col_blocks * row_blocks);
+    per_block_cast_transpose_to_fp8(make_tensor_view(const_cast<float*>(x.data()), DType::F32, {rows, cols}),
+                                    make_tensor_view(codes.data(), DType::E4M3, {rows, cols}),
+                                    make_tensor_view(scales.data(), DType::F32, {row_blocks, col_blocks}),
+                                    make_tensor_view(transposed.data(), DType::E4M3, {cols, rows}),
+                                    make_tensor_view(transposed_scales.data(), DType::F32, {col_blocks, row_blocks}));
+    const Quantized row_wise = per_block(x, rows, cols);
+    const Quantized of_transpose = per_block(transpose(x, rows, cols), cols, rows);
+    EXPECT_EQ(codes, row_wise.codes) << rows << " x " << cols;
+    EXPECT_EQ(transposed, of_transpose.codes) << rows << " x " << cols;
+    for (std::size_t i = 0; i < scales.size(); ++i) EXPECT_TRUE(same_scale(scales[i], row_wise.scales[i])) << i;
+    for (std::size_t i = 0; i < transposed_scales.size(); ++i)
+      EXPECT_TRUE(same_scale(transposed_scales[i], of_transpose.scales[i])) << i;
+  }
+}
+
 TEST(CastTransposeCpu, GroupedBlocksFollowEachOtherAndSkipEmptyExperts) {
   const std::int64_t h = 3;
   const std::vector<std::int64_t> ks = {128, 0, 256};
@@ -147,6 +178,21 @@ TEST(CastTransposeArguments, NameTheArgumentAndWhatWasExpected) {
   g.x_view.dtype = DType::F16;
   EXPECT_EQ(error_of(grouped),
             "fgemm.grouped_cast_transpose_to_fp8: argument 'x' expected dtype bfloat16 or float32, got float16");
+
+  Buffers w;  // x [256, 64]: two block rows, one block column
+  const auto per_block = [&w] {
+    per_block_cast_transpose_to_fp8(w.x_view, w.codes_view, w.scales_view, w.transposed_view,
+                                    w.transposed_scales_view);
+  };
+  EXPECT_EQ(error_of(per_block),
+            "fgemm.per_block_cast_transpose_to_fp8: argument 'sf' expected shape [2, 1] (one scale per 128 x 128 "
+            "block of x), got [256, 1]");
+  w.scales_view = make_tensor_view(w.scales.data(), DType::F32, {2, 1});
+  EXPECT_EQ(error_of(per_block),
+            "fgemm.per_block_cast_transpose_to_fp8: argument 'sft' expected shape [1, 2] (one scale per 128 x 128 "
+            "block of x's transpose, [ceil(K/128), ceil(N/128)]), got [64, 2]");
+  w.transposed_scales_view = make_tensor_view(w.transposed_scales.data(), DType::F32, {1, 2});
+  EXPECT_EQ(error_of(per_block), "no error");
 }
 
 TEST(CastTransposeArguments, EmptyInputsReturnWithoutTouchingMemory) {

@@ -32,13 +32,15 @@ TEST(QuantizeKernelCompile, SampleOfSpecialisations) {
     expect_compiles_without_spills(quantize_kernel_spec(kernel), kernel.name());
 }
 
-// Both input types, both scales, and every combination of the access widths of x and of the transposed codes.
+// Both input types, both scales, every combination of the access widths of x and of the transposed codes, and
+// the weights' one scale per 128 x 128 block.
 TEST(QuantizeKernelCompile, CastTransposeSampleOfSpecialisations) {
   const CastTransposeKernel kernels[] = {
-      {DType::BF16, 7168, false, true, true},  {DType::BF16, 2048, true, true, true},
-      {DType::F32, 7168, false, true, true},   {DType::F32, 2048, true, true, false},
-      {DType::BF16, 130, false, false, true},  {DType::F32, 100, true, false, false},
-      {DType::BF16, 1, false, false, false},   {DType::BF16, 16, true, true, false},
+      {DType::BF16, 7168, false, true, true},       {DType::BF16, 2048, true, true, true},
+      {DType::F32, 7168, false, true, true},        {DType::F32, 2048, true, true, false},
+      {DType::BF16, 130, false, false, true},       {DType::F32, 100, true, false, false},
+      {DType::BF16, 1, false, false, false},        {DType::BF16, 16, true, true, false},
+      {DType::BF16, 7168, false, true, true, true}, {DType::F32, 130, true, false, false, true},
   };
   for (const CastTransposeKernel& kernel : kernels)
     expect_compiles_without_spills(cast_transpose_kernel_spec(kernel), kernel.name());
@@ -46,12 +48,13 @@ TEST(QuantizeKernelCompile, CastTransposeSampleOfSpecialisations) {
 
 TEST(QuantizeKernelCompile, CastTransposeNamesTellTheSpecialisationsApart) {
   const CastTransposeKernel base{DType::BF16, 7168, false, true, true};
-  CastTransposeKernel other[] = {base, base, base, base, base};
+  CastTransposeKernel other[] = {base, base, base, base, base, base};
   other[0].input = DType::F32;
   other[1].cols = 7040;
   other[2].use_ue8m0 = true;
   other[3].vectorized = false;
   other[4].transposed_vectorized = false;
+  other[5].block_scaled = true;
   for (const CastTransposeKernel& kernel : other) EXPECT_NE(kernel.name(), base.name()) << kernel.name();
 }
 

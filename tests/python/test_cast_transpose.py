@@ -51,6 +51,32 @@ def test_matches_per_token_of_x_and_of_its_transpose(m, k, dtype, use_ue8m0):
     assert_same(out, fgemm.per_token_cast_to_fp8(x, use_ue8m0) + fgemm.per_token_cast_to_fp8(x.t(), use_ue8m0))
 
 
+@pytest.mark.parametrize("use_ue8m0", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n,k", SHAPES)
+def test_per_block_matches_per_block_of_the_weight_and_of_its_transpose(n, k, dtype, use_ue8m0):
+    x = random_input((n, k), dtype, torch.Generator().manual_seed(n * 10009 + k))
+    out = fgemm.per_block_cast_transpose_to_fp8(x, use_ue8m0)
+    assert_same(out, fgemm.per_block_cast_to_fp8(x, use_ue8m0) + fgemm.per_block_cast_to_fp8(x.t(), use_ue8m0),
+                f"for [{n}, {k}] {dtype}")
+    assert all(t.is_contiguous() for t in out)
+    assert out[2].shape == (k, n) and out[3].shape == (math.ceil(k / 128), math.ceil(n / 128))
+
+
+def test_per_block_of_no_rows_or_no_columns():
+    for n, k in ((0, 300), (300, 0)):
+        out = fgemm.per_block_cast_transpose_to_fp8(torch.randn(n, k))
+        assert [t.shape for t in out] == [(n, k), (math.ceil(n / 128), math.ceil(k / 128)), (k, n),
+                                         (math.ceil(k / 128), math.ceil(n / 128))]
+
+
+def test_per_block_checks_its_arguments():
+    with pytest.raises(ValueError, match="per_block_cast_transpose_to_fp8: argument 'x'"):
+        fgemm.per_block_cast_transpose_to_fp8(torch.randn(2, 128, 128))
+    with pytest.raises(TypeError, match="per_block_cast_transpose_to_fp8: argument 'use_ue8m0'"):
+        fgemm.per_block_cast_transpose_to_fp8(torch.randn(128, 128), use_ue8m0=1)
+
+
 @pytest.mark.parametrize("mn_major_scales", [False, True])
 def test_scale_layouts(mn_major_scales):
     m, k = 37, 300

@@ -140,14 +140,53 @@ def test_capture_in_a_cuda_graph_on_the_current_stream():
     assert_same(out, cast_transpose(x), "after a graph replay with new input")
 
 
-# Both access widths of x and of the transposed codes, both input types, both scale layouts, and the grouped layout
-# over two launches.
+@pytest.mark.parametrize("use_ue8m0", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n,k", SHAPES)
+def test_per_block_matches_per_block_of_the_weight_and_of_its_transpose_and_the_cpu(n, k, dtype, use_ue8m0):
+    x = on_gpu((n, k), dtype, n * 10009 + k)
+    out = fgemm.per_block_cast_transpose_to_fp8(x, use_ue8m0)
+    assert all(t.is_cuda and t.is_contiguous() for t in out)
+    expected = fgemm.per_block_cast_to_fp8(x, use_ue8m0) + fgemm.per_block_cast_to_fp8(x.t(), use_ue8m0)
+    assert_same(out, expected, f"against per_block for [{n}, {k}] {dtype}")
+    cpu = fgemm.per_block_cast_transpose_to_fp8(x.cpu(), use_ue8m0)
+    assert_same(out, cpu, f"against the CPU backend for [{n}, {k}] {dtype}")
+
+
+def test_per_block_writes_stay_inside_the_outputs():
+    n, k = 300, 1000
+    x = on_gpu((n, k), torch.bfloat16, 48)
+    poison = 0x55
+    code_storage = torch.full((n + 2, k + 32), poison, dtype=torch.uint8, device="cuda")
+    codes = code_storage.view(torch.float8_e4m3fn)[1 : n + 1, 3 : 3 + k]
+    transposed_storage = torch.full((k + 2, n + 48), poison, dtype=torch.uint8, device="cuda")
+    transposed = transposed_storage.view(torch.float8_e4m3fn)[1 : k + 1, 3 : 3 + n]
+    nb, kb = math.ceil(n / 128), math.ceil(k / 128)
+    sf_storage = torch.full((nb + 2, kb + 2), float("nan"), device="cuda")
+    sf = sf_storage[1 : nb + 1, 1 : kb + 1]
+    sft_storage = torch.full((kb + 1, nb + 3), float("nan"), device="cuda")
+    sft = sft_storage[:kb, 2 : nb + 2]
+    fgemm._C.per_block_cast_transpose_to_fp8(x, codes, sf, transposed, sft, False)
+    assert_same((codes, sf, transposed, sft), fgemm.per_block_cast_to_fp8(x) + fgemm.per_block_cast_to_fp8(x.t()))
+    for storage, rows, cols in ((code_storage, slice(1, n + 1), slice(3, 3 + k)),
+                                (transposed_storage, slice(1, k + 1), slice(3, 3 + n)),
+                                (sf_storage, slice(1, nb + 1), slice(1, kb + 1)),
+                                (sft_storage, slice(0, kb), slice(2, nb + 2))):
+        outside = torch.ones_like(storage, dtype=torch.bool)
+        outside[rows, cols] = False
+        untouched = storage[outside].isnan() if storage.is_floating_point() else storage[outside] == poison
+        assert untouched.all()
+
+
+# Both access widths of x and of the transposed codes, both input types, both scale layouts, the grouped layout
+# over two launches, and a weight's blocks.
 SANITIZED_PROGRAM = """
 import torch, fgemm
 for shape, dtype in [((300, 400), torch.bfloat16), ((130, 260), torch.float32), ((256, 136), torch.bfloat16)]:
     x = torch.randn(*shape, device="cuda", dtype=dtype)
     fgemm.cast_transpose_to_fp8(x)
     fgemm.cast_transpose_to_fp8(x, mn_major_scales=False)
+    fgemm.per_block_cast_transpose_to_fp8(x)
 ks = [128 * (g % 2) for g in range(70)]
 fgemm.grouped_cast_transpose_to_fp8(torch.randn(sum(ks), 200, device="cuda", dtype=torch.bfloat16), ks)
 torch.cuda.synchronize()

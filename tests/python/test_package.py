@@ -21,7 +21,7 @@ DEEPGEMM_NAMES = [
 FGEMM_NAMES = ["matmul", "auto_precision", "is_supported", "warmup", "WarmedKernel", "int8_gemm_nt",
                "m_grouped_int8_gemm_nt_contiguous", "m_grouped_int8_gemm_nt_masked", "per_token_cast_to_int8",
                "per_channel_cast_to_int8", "per_token_group_cast_to_int8", "per_block_cast_to_int8",
-               "cast_transpose_to_fp8", "grouped_cast_transpose_to_fp8"]
+               "cast_transpose_to_fp8", "grouped_cast_transpose_to_fp8", "per_block_cast_transpose_to_fp8"]
 
 
 def test_deepgemm_names_and_fgemms_own_are_exported():

@@ -270,6 +270,9 @@ def test_opcheck_cast_transpose(mn_major_scales):
     grouped_x = torch.randn(384, 100, generator=gen())
     torch.library.opcheck(torch.ops.fgemm.grouped_cast_transpose_to_fp8,
                           (grouped_x, CAST_TRANSPOSE_KS, False, mn_major_scales), test_utils=WITHOUT_SCHEMA)
+    # (its flag is use_ue8m0: both values over the parametrization)
+    torch.library.opcheck(torch.ops.fgemm.per_block_cast_transpose_to_fp8, (x, mn_major_scales),
+                          test_utils=WITHOUT_SCHEMA)
 
 
 @pytest.mark.parametrize("mn_major_scales", [False, True])
@@ -278,7 +281,8 @@ def test_cast_transpose_on_fake_and_meta_tensors_gives_the_eager_shapes(mn_major
 
     def both(x):
         return (fgemm.cast_transpose_to_fp8(x, mn_major_scales=mn_major_scales)
-                + fgemm.grouped_cast_transpose_to_fp8(x, CAST_TRANSPOSE_KS, mn_major_scales=mn_major_scales))
+                + fgemm.grouped_cast_transpose_to_fp8(x, CAST_TRANSPOSE_KS, mn_major_scales=mn_major_scales)
+                + fgemm.per_block_cast_transpose_to_fp8(x))
 
     expected = [(t.shape, t.stride(), t.dtype) for t in both(x)]
     with FakeTensorMode() as mode:
@@ -295,7 +299,9 @@ def test_compiled_cast_transpose_is_bit_identical_to_eager():
     def quantize_both_ways(x):
         x_fp8, sf, xt_fp8, sft = fgemm.cast_transpose_to_fp8(x)
         _, _, flat, grouped_sft = fgemm.grouped_cast_transpose_to_fp8(x, [128, 256])
-        return [t.view(torch.uint8) if t.dtype == FP8 else t for t in (x_fp8, sf, xt_fp8, sft, flat, grouped_sft)]
+        weight_outputs = fgemm.per_block_cast_transpose_to_fp8(x)
+        return [t.view(torch.uint8) if t.dtype == FP8 else t
+                for t in (x_fp8, sf, xt_fp8, sft, flat, grouped_sft, *weight_outputs)]
 
     x = torch.randn(384, 200, generator=gen(), requires_grad=True)
     eager = quantize_both_ways(x)
