@@ -6,8 +6,7 @@ from typing import Optional
 import torch
 
 from ..gemm import fp8_gemm_nt
-from ..quantize import per_block_cast_to_fp8
-from ..quantize import cast_transpose_to_fp8
+from ..quantize import cast_transpose_to_fp8, per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
 from ._tokens import pad_tokens
 
 # The weight gradient's recipe: both operands (the output gradient and the input, transposed) per 1x128 block.
@@ -27,28 +26,33 @@ class LinearFunction(torch.autograd.Function):
         # The tokens are padded for the transposed copy, which the weight gradient reads with the tokens as K;
         # the forward GEMM reads the rows of the real tokens only.
         x_fp8, x_scales, xt_fp8, xt_scales = cast_transpose_to_fp8(pad_tokens(x))
-        w_fp8, w_scales = per_block_cast_to_fp8(weight)
+        # The input gradient reads W transposed: where it will be computed, W is quantized both ways in one read.
+        # A 128x128 block of W is one of W^T, so W^T's codes and scales are W's transposed: the same numbers, not
+        # quantized a second time.
+        if ctx.needs_input_grad[0]:
+            w_fp8, w_scales, wt_fp8, wt_scales = per_block_cast_transpose_to_fp8(weight)
+        else:
+            (w_fp8, w_scales), wt_fp8, wt_scales = per_block_cast_to_fp8(weight), None, None
         y = torch.empty(tokens, weight.size(0), dtype=x.dtype, device=x.device)
         fp8_gemm_nt((x_fp8[:tokens], x_scales[:tokens]), (w_fp8, w_scales), y)
         if bias is not None:
             y += bias
-        ctx.save_for_backward(xt_fp8, xt_scales, w_fp8, w_scales)
+        ctx.save_for_backward(xt_fp8, xt_scales, wt_fp8, wt_scales)
+        ctx.weight_shape = weight.shape
         ctx.main_grad = main_grad
         return y
 
     @staticmethod
     def backward(ctx, dy: torch.Tensor):
-        xt_fp8, xt_scales, w_fp8, w_scales = ctx.saved_tensors
+        xt_fp8, xt_scales, wt_fp8, wt_scales = ctx.saved_tensors
         x_needs_grad, weight_needs_grad, bias_needs_grad, _ = ctx.needs_input_grad
         tokens = dy.size(0)
         dy_fp8, dy_scales, dyt_fp8, dyt_scales = cast_transpose_to_fp8(pad_tokens(dy))
         dx = dw = db = None
         if x_needs_grad:
-            # dx = dy W, B = W^T [in, out]. A 128x128 block of W is one of W^T, so W^T's codes and scales are W's
-            # transposed: the same numbers, not quantized a second time.
-            dx = torch.empty(tokens, w_fp8.size(1), dtype=dy.dtype, device=dy.device)
-            fp8_gemm_nt((dy_fp8[:tokens], dy_scales[:tokens]), (w_fp8.t().contiguous(), w_scales.t().contiguous()),
-                        dx)
+            # dx = dy W, B = W^T [in, out].
+            dx = torch.empty(tokens, wt_fp8.size(0), dtype=dy.dtype, device=dy.device)
+            fp8_gemm_nt((dy_fp8[:tokens], dy_scales[:tokens]), (wt_fp8, wt_scales), dx)
         if weight_needs_grad:
             # dW = dy^T x over the padded tokens: A = dy^T [out, T], B = x^T [in, T], both per 1x128 block.
             operands = ((dyt_fp8, dyt_scales), (xt_fp8, xt_scales))
@@ -57,7 +61,7 @@ class LinearFunction(torch.autograd.Function):
             else:
                 # D in the weight's own type (BF16 or FP32): the GEMM rounds its FP32 sums once, as a conversion
                 # afterwards would, and no FP32 copy of the gradient is written and read again.
-                dw = torch.empty(w_fp8.shape, dtype=dy.dtype, device=dy.device)
+                dw = torch.empty(ctx.weight_shape, dtype=dy.dtype, device=dy.device)
                 fp8_gemm_nt(*operands, dw, recipe=RECIPE_1D1D)
         if bias_needs_grad:
             db = dy.sum(0, dtype=torch.float32).to(dy.dtype)
