@@ -49,27 +49,6 @@ std::vector<float> sample(std::int64_t rows, std::int64_t cols) {
   return x;
 }
 
-TEST(CastTransposeCpu, BothHalvesAreThePerTokenQuantizationsOfXAndItsTranspose) {
-  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{200, 300}, {1, 129}, {130, 1}, {128, 256}}) {
-    const std::vector<float> x = sample(rows, cols);
-    const std::int64_t col_blocks = (cols + 127) / 128, row_blocks = (rows + 127) / 128;
-    std::vector<std::uint8_t> codes(x.size()), transposed(x.size());
-    std::vector<float> scales(rows * col_blocks), transposed_scales(cols * row_blocks);
-    cast_transpose_to_fp8(make_tensor_view(const_cast<float*>(x.data()), DType::F32, {rows, cols}),
-                          make_tensor_view(codes.data(), DType::E4M3, {rows, cols}),
-                          make_tensor_view(scales.data(), DType::F32, {rows, col_blocks}),
-                          make_tensor_view(transposed.data(), DType::E4M3, {cols, rows}),
-                          make_tensor_view(transposed_scales.data(), DType::F32, {cols, row_blocks}));
-    const Quantized row_wise = per_token(x, rows, cols);
-    const Quantized of_transpose = per_token(transpose(x, rows, cols), cols, rows);
-    EXPECT_EQ(codes, row_wise.codes) << rows << " x " << cols;
-    EXPECT_EQ(transposed, of_transpose.codes) << rows << " x " << cols;
-    for (std::size_t i = 0; i < scales.size(); ++i) EXPECT_TRUE(same_scale(scales[i], row_wise.scales[i])) << i;
-    for (std::size_t i = 0; i < transposed_scales.size(); ++i)
-      EXPECT_TRUE(same_scale(transposed_scales[i], of_transpose.scales[i])) << i;
-  }
-}
-
 // per_block_cast_to_fp8 of the FP32 matrix x [rows, cols].
 Quantized per_block(std::vector<float> x, std::int64_t rows, std::int64_t cols) {
   const std::int64_t row_blocks = (rows + 127) / 128, col_blocks = (cols + 127) / 128;
@@ -80,25 +59,46 @@ Quantized per_block(std::vector<float> x, std::int64_t rows, std::int64_t cols) 
   return out;
 }
 
-TEST(CastTransposeCpu, PerBlockHalvesAreThePerBlockQuantizationsOfXAndItsTranspose) {
-  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{200, 300}, {1, 129}, {130, 1}, {256, 128}}) {
+using CastTranspose = void (*)(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                               const TensorView&, bool, Stream);
+
+// cast_transpose_to_fp8 (block_scaled false) or per_block_cast_transpose_to_fp8 (true): both halves are the bits of
+// the matching quantizer of x and of its transpose.
+void expect_halves_of_x_and_its_transpose(bool block_scaled) {
+  const CastTranspose cast = block_scaled ? &per_block_cast_transpose_to_fp8 : &cast_transpose_to_fp8;
+  const auto quantize = block_scaled ? &per_block : &per_token;
+  for (const auto& [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{200, 300}, {1, 129}, {130, 1}, {128, 256}, {256, 128}}) {
     const std::vector<float> x = sample(rows, cols);
-    const std::int64_t col_blocks = (cols + 127) / 128, row_blocks = (rows + 127) / 128;
+    const Quantized row_wise = quantize(x, rows, cols);
+    const Quantized of_transpose = quantize(transpose(x, rows, cols), cols, rows);
+    const std::int64_t scale_rows = block_scaled ? (rows + 127) / 128 : rows;
+    const std::int64_t transposed_scale_rows = block_scaled ? (cols + 127) / 128 : cols;
     std::vector<std::uint8_t> codes(x.size()), transposed(x.size());
-    std::vector<float> scales(row_blocks * col_blocks), transposed_scales(col_blocks * row_blocks);
-    per_block_cast_transpose_to_fp8(make_tensor_view(const_cast<float*>(x.data()), DType::F32, {rows, cols}),
-                                    make_tensor_view(codes.data(), DType::E4M3, {rows, cols}),
-                                    make_tensor_view(scales.data(), DType::F32, {row_blocks, col_blocks}),
-                                    make_tensor_view(transposed.data(), DType::E4M3, {cols, rows}),
-                                    make_tensor_view(transposed_scales.data(), DType::F32, {col_blocks, row_blocks}));
-    const Quantized row_wise = per_block(x, rows, cols);
-    const Quantized of_transpose = per_block(transpose(x, rows, cols), cols, rows);
+    std::vector<float> scales(row_wise.scales.size()), transposed_scales(of_transpose.scales.size());
+    const std::int64_t scale_cols = static_cast<std::int64_t>(scales.size()) / scale_rows;
+    const std::int64_t transposed_scale_cols =
+        static_cast<std::int64_t>(transposed_scales.size()) / transposed_scale_rows;
+    cast(make_tensor_view(const_cast<float*>(x.data()), DType::F32, {rows, cols}),
+         make_tensor_view(codes.data(), DType::E4M3, {rows, cols}),
+         make_tensor_view(scales.data(), DType::F32, {scale_rows, scale_cols}),
+         make_tensor_view(transposed.data(), DType::E4M3, {cols, rows}),
+         make_tensor_view(transposed_scales.data(), DType::F32, {transposed_scale_rows, transposed_scale_cols}),
+         false, nullptr);
     EXPECT_EQ(codes, row_wise.codes) << rows << " x " << cols;
     EXPECT_EQ(transposed, of_transpose.codes) << rows << " x " << cols;
     for (std::size_t i = 0; i < scales.size(); ++i) EXPECT_TRUE(same_scale(scales[i], row_wise.scales[i])) << i;
     for (std::size_t i = 0; i < transposed_scales.size(); ++i)
       EXPECT_TRUE(same_scale(transposed_scales[i], of_transpose.scales[i])) << i;
   }
+}
+
+TEST(CastTransposeCpu, BothHalvesAreThePerTokenQuantizationsOfXAndItsTranspose) {
+  expect_halves_of_x_and_its_transpose(false);
+}
+
+TEST(CastTransposeCpu, PerBlockHalvesAreThePerBlockQuantizationsOfXAndItsTranspose) {
+  expect_halves_of_x_and_its_transpose(true);
 }
 
 TEST(CastTransposeCpu, GroupedBlocksFollowEachOtherAndSkipEmptyExperts) {

@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from fgemm.bench.gpu_timing import times_between_flushes
+from fgemm.bench.gpu_timing import time_by_name, times_between_flushes
 
 
 def activity(name, start, duration):
@@ -27,3 +27,10 @@ def test_activities_before_the_first_flush_are_ignored_and_adjacent_flushes_read
     events = [activity("gemm", 0, 5.0), activity("fill", 6, 900), activity("fill", 907, 1), activity("gemm", 909, 2.0)]
     # Two flushes back to back read as one: the benchmark's check of the number of calls catches that.
     assert times_between_flushes(events, {"fill"}) == [2.0]
+
+
+def test_the_breakdown_sums_each_kernel_per_call_without_the_flushes():
+    events = [activity("fill", 0, 900), activity("gemm", 901, 10.0), activity("cast", 912, 3.0),
+              activity("fill", 916, 900), activity("gemm", 1817, 12.0), activity("cast", 1830, 1.0)]
+    breakdown = time_by_name(events, {"fill"}, calls=2)
+    assert breakdown == {"gemm": 11.0, "cast": 2.0} and list(breakdown) == ["gemm", "cast"]

@@ -270,9 +270,12 @@ def test_opcheck_cast_transpose(mn_major_scales):
     grouped_x = torch.randn(384, 100, generator=gen())
     torch.library.opcheck(torch.ops.fgemm.grouped_cast_transpose_to_fp8,
                           (grouped_x, CAST_TRANSPOSE_KS, False, mn_major_scales), test_utils=WITHOUT_SCHEMA)
-    # (its flag is use_ue8m0: both values over the parametrization)
-    torch.library.opcheck(torch.ops.fgemm.per_block_cast_transpose_to_fp8, (x, mn_major_scales),
-                          test_utils=WITHOUT_SCHEMA)
+
+
+@pytest.mark.parametrize("use_ue8m0", [False, True])
+def test_opcheck_per_block_cast_transpose(use_ue8m0):
+    x = torch.randn(200, 300, generator=gen())
+    torch.library.opcheck(torch.ops.fgemm.per_block_cast_transpose_to_fp8, (x, use_ue8m0), test_utils=WITHOUT_SCHEMA)
 
 
 @pytest.mark.parametrize("mn_major_scales", [False, True])

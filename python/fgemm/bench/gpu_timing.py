@@ -34,35 +34,39 @@ def flush_kernel_names(flush):
     return {event.name for event in profile.events() if is_gpu_activity(event)}
 
 
-def kernel_times_us(calls, flush):
-    """Kernel time of each function of `calls`, called in that order with L2 flushed before each, in
-    microseconds: the durations of the GPU kernels it launched, summed, as the profiler records them."""
-    separators = flush_kernel_names(flush)
+def flushed_gpu_activities(calls, flush):
+    """The profiler's GPU activities of calling each function of `calls` in that order, L2 flushed (by zeroing
+    `flush`) before each."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
         for fn in calls:
             flush.zero_()
             fn()
         torch.cuda.synchronize()
-    times = times_between_flushes(filter(is_gpu_activity, profile.events()), separators)
+    return [event for event in profile.events() if is_gpu_activity(event)]
+
+
+def kernel_times_us(calls, flush):
+    """Kernel time of each function of `calls`, called in that order with L2 flushed before each, in
+    microseconds: the durations of the GPU kernels it launched, summed, as the profiler records them."""
+    times = times_between_flushes(flushed_gpu_activities(calls, flush), flush_kernel_names(flush))
     if len(times) != len(calls):
         raise RuntimeError(f"the profile holds {len(times)} flushes for {len(calls)} calls")
     return times
 
 
 def kernel_breakdown_us(fn, flush, repeats=5):
-    """{kernel name: microseconds per call of fn}, with L2 flushed before each call: where fn's kernel time goes,
-    the durations of its GPU activities summed by name, largest first (activities named as the flush's are left
-    out, as kernel_times_us takes them for separators)."""
-    separators = flush_kernel_names(flush)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], acc_events=True) as profile:
-        for _ in range(repeats):
-            flush.zero_()
-            fn()
-        torch.cuda.synchronize()
+    """{kernel name: microseconds per call of fn}, with L2 flushed before each call: where fn's kernel time goes."""
+    events = flushed_gpu_activities([fn] * repeats, flush)
+    return time_by_name(events, flush_kernel_names(flush), repeats)
+
+
+def time_by_name(events, separators, calls):
+    """The durations (µs) of the GPU activities summed by name and divided by the number of `calls`, largest first;
+    those named in `separators` (the flushes', as times_between_flushes takes them) left out."""
     totals = collections.Counter()
-    for event in filter(is_gpu_activity, profile.events()):
+    for event in events:
         if event.name not in separators:
-            totals[event.name] += event.device_time / repeats
+            totals[event.name] += event.time_range.elapsed_us() / calls
     return dict(totals.most_common())
 
 
