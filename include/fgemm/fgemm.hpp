@@ -58,15 +58,18 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
 
 // Mixture-of-experts weight gradients, K grouped (DeepGEMM's sm90 k_grouped_fp8_gemm_nt_contiguous, recipe
 // 1D1D): expert g owns ks[g] values of K, a multiple of 128 and possibly 0, and
-//   D[g] = C[g] + A_g * B_g^T     (FP32, [G, M, N])
+//   D[g] = C[g] + A_g * B_g^T     ([G, M, N])
 // where A_g [M, ks[g]] and B_g [N, ks[g]] are K-major blocks stored one expert after another: a [sum(ks) * M]
 // and b [sum(ks) * N] flat, expert g's block at element M * (ks[0] + ... + ks[g - 1]) (N * ... for b). Their
 // scales are 1 x 128 blocks along K: sfa [M, sum(ks) / 128], sfb [N, sum(ks) / 128], expert g's K blocks in
 // turn (typically MN-major, TMA-aligned). ks is read on the host, ks_tensor (int32 [G], the same counts) by
-// the GPU. c [G, M, N] FP32 is required and may be d; an expert with no K gets D[g] = C[g].
+// the GPU. D is FP32, accumulating: c [G, M, N] FP32 is then required and may be d (DeepGEMM's semantics). Or D
+// is BF16, the weight gradient itself, with an optional FP32 c (not d). An expert with no K gets D[g] = C[g], or
+// zeros without C.
 void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                       const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
-                                      const TensorView& ks_tensor, const TensorView& c, Stream stream = nullptr);
+                                      const TensorView& ks_tensor, const std::optional<TensorView>& c,
+                                      Stream stream = nullptr);
 
 // The number of streaming multiprocessors the GPU kernels may use (0: all of the device's).
 void set_num_sms(int num_sms);

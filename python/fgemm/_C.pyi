@@ -179,7 +179,7 @@ def m_grouped_fp8_gemm_nt_masked(a: object | None, b: object | None, d: object |
 
 def k_grouped_fp8_gemm_nt_contiguous(a: object | None, b: object | None, d: object | None, ks: object | None, ks_tensor: object | None, c: object | None = None, recipe: object | None = (1, 1, 128), compiled_dims: object | None = 'mn', use_psum_layout: object | None = False) -> None:
     """
-    Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T in float32 [G, M, N]. a = (a, sfa): a float8_e4m3fn [sum(ks) * M], expert g's [M, ks[g]] block (K-major) after the experts before it, sfa float32 [M, sum(ks) / 128]; b = (b, sfb) likewise with N. ks: each expert's K, a list of multiples of 128 (0 allowed); ks_tensor: the same as int32 [G] on the device of a. c float32 [G, M, N] is required and may be d. recipe (1, 1, 128) alone; compiled_dims any str; use_psum_layout False alone.
+    Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T, d [G, M, N]. a = (a, sfa): a float8_e4m3fn [sum(ks) * M], expert g's [M, ks[g]] block (K-major) after the experts before it, sfa float32 [M, sum(ks) / 128]; b = (b, sfb) likewise with N. ks: each expert's K, a list of multiples of 128 (0 allowed); ks_tensor: the same as int32 [G] on the device of a. d float32 needs c (float32 [G, M, N], which may be d); d bfloat16 takes an optional float32 c apart from d. recipe (1, 1, 128) alone; compiled_dims any str; use_psum_layout False alone.
     """
 
 def set_num_sms(num_sms: object | None) -> None:

@@ -76,7 +76,7 @@ def _(a, sfa, b, sfb, d, masked_m, expected_m):
 
 @torch.library.custom_op("fgemm::k_grouped_fp8_gemm_nt_contiguous", mutates_args=("d",))
 def k_grouped_fp8_gemm_nt_contiguous(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, ks: List[int],
-                                     ks_tensor: Tensor, c: Tensor) -> None:
+                                     ks_tensor: Tensor, c: Optional[Tensor]) -> None:
     _C.k_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, ks, ks_tensor, c)
 
 

@@ -104,15 +104,16 @@ def k_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
                                      ks_tensor: torch.Tensor, c: Optional[torch.Tensor] = None,
                                      recipe: Sequence[int] = (1, 1, 128), compiled_dims: str = "mn",
                                      use_psum_layout: bool = False) -> None:
-    """Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T, float32.
+    """Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T.
 
     Expert g owns ks[g] values of K (a multiple of 128, possibly 0). a = (a, sfa): a float8_e4m3fn, flat
     [sum(ks) * M], expert g's K-major block [M, ks[g]] after the blocks of the experts before it; sfa float32
     [M, sum(ks) / 128], one scale per 1x128 block along K (MN-major and TMA-aligned is the fast layout on the
-    GPU). b = (b, sfb) likewise with N. d float32 [G, M, N]. ks: a list of ints (read on the host); ks_tensor:
-    the same counts, int32 [G] on the device of a (read by the GPU). c float32 [G, M, N] is required and may be d
-    (accumulation in place); an expert with no K gets d[g] = c[g]. DeepGEMM's sm90 names and semantics: recipe
-    (1, 1, 128) alone, compiled_dims any str, use_psum_layout False alone."""
+    GPU). b = (b, sfb) likewise with N. ks: a list of ints (read on the host); ks_tensor: the same counts, int32
+    [G] on the device of a (read by the GPU). d [G, M, N] is float32, accumulating: c float32 [G, M, N] is then
+    required and may be d (accumulation in place), DeepGEMM's semantics. Or d is bfloat16, the gradient itself,
+    with c optional (float32, apart from d). An expert with no K gets d[g] = c[g], or zeros without c. DeepGEMM's
+    sm90 names: recipe (1, 1, 128) alone, compiled_dims any str, use_psum_layout False alone."""
     if runs_eagerly(d):
         _C.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c, recipe, compiled_dims, use_psum_layout)
         increment_version(d)
@@ -129,7 +130,5 @@ def k_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
     d = _arguments.tensor(d, op, "d")
     ks = _arguments.int_list(ks, op, "ks")
     ks_tensor = _arguments.tensor(ks_tensor, op, "ks_tensor")
-    if c is None:
-        raise ValueError(f"fgemm.{op}: argument 'c' is required: D[g] = C[g] + A_g B_g^T accumulates onto C "
-                         f"(which may be d itself)")
-    _ops.k_grouped_fp8_gemm_nt_contiguous(a, sfa, b, sfb, d, ks, ks_tensor, _arguments.tensor(c, op, "c"))
+    c = None if c is None else _arguments.tensor(c, op, "c")
+    _ops.k_grouped_fp8_gemm_nt_contiguous(a, sfa, b, sfb, d, ks, ks_tensor, c)

@@ -106,10 +106,7 @@ void k_grouped_py(nb::handle a, nb::handle b, nb::handle d, nb::handle ks, nb::h
   const TensorView d_view = tensor_view(d, kKGrouped, "d");
   const std::vector<std::int64_t> ks_values = int_list_argument(ks, kKGrouped, "ks");
   const TensorView ks_view = tensor_view(ks_tensor, kKGrouped, "ks_tensor");
-  if (c.is_none())
-    fail_argument(ErrorKind::InvalidValue, kKGrouped, "c",
-                  "is required: D[g] = C[g] + A_g B_g^T accumulates onto C (which may be d itself)");
-  const TensorView c_view = tensor_view(c, kKGrouped, "c");
+  const std::optional<TensorView> c_view = optional_tensor_view(c, kKGrouped, "c");
   run_on(a_view.device, [&](Stream stream) {
     k_grouped_fp8_gemm_nt_contiguous(a_view, sfa_view, b_view, sfb_view, d_view, ks_values, ks_view, c_view, stream);
   });
@@ -177,12 +174,12 @@ NB_MODULE(_C, m) {
   m.def("k_grouped_fp8_gemm_nt_contiguous", &k_grouped_py, any("a"), any("b"), any("d"), any("ks"),
         any("ks_tensor"), any("c") = nb::none(), any("recipe") = nb::make_tuple(1, 1, 128),
         any("compiled_dims") = "mn", any("use_psum_layout") = false,
-        "Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T in float32 "
-        "[G, M, N]. a = (a, sfa): a float8_e4m3fn [sum(ks) * M], expert g's [M, ks[g]] block (K-major) after the "
-        "experts before it, sfa float32 [M, sum(ks) / 128]; b = (b, sfb) likewise with N. ks: each expert's K, "
-        "a list of multiples of 128 (0 allowed); ks_tensor: the same as int32 [G] on the device of a. c "
-        "float32 [G, M, N] is required and may be d. recipe (1, 1, 128) alone; compiled_dims any str; "
-        "use_psum_layout False alone.");
+        "Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T, d [G, M, N]. "
+        "a = (a, sfa): a float8_e4m3fn [sum(ks) * M], expert g's [M, ks[g]] block (K-major) after the experts "
+        "before it, sfa float32 [M, sum(ks) / 128]; b = (b, sfb) likewise with N. ks: each expert's K, a list of "
+        "multiples of 128 (0 allowed); ks_tensor: the same as int32 [G] on the device of a. d float32 needs c "
+        "(float32 [G, M, N], which may be d); d bfloat16 takes an optional float32 c apart from d. recipe "
+        "(1, 1, 128) alone; compiled_dims any str; use_psum_layout False alone.");
   m.def("set_num_sms", &set_num_sms_py, any("num_sms"),
         "Limits the GPU kernels to num_sms streaming multiprocessors (0: all of the device's).");
   m.def("get_num_sms", &fgemm::get_num_sms,

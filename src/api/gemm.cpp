@@ -34,7 +34,8 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
 
 void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                       const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
-                                      const TensorView& ks_tensor, const TensorView& c, Stream stream) {
+                                      const TensorView& ks_tensor, const std::optional<TensorView>& c,
+                                      Stream stream) {
   run(detail::validate_k_grouped_fp8(a, sfa, b, sfb, d, ks, ks_tensor, c), stream);
 }
 

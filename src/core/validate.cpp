@@ -168,9 +168,8 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
 
 GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                    const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
-                                   const TensorView& ks_tensor, const TensorView& c) {
+                                   const TensorView& ks_tensor, const std::optional<TensorView>& c) {
   const Checker check("k_grouped_fp8_gemm_nt_contiguous");
-  // D[g] = C[g] + A_g B_g^T accumulates a weight gradient: C is required (it may be d itself).
   check.ndim(a, "a", 1, "[sum(ks) * M], each expert's [M, ks[g]] block in turn");
   check.ndim(b, "b", 1, "[sum(ks) * N], each expert's [N, ks[g]] block in turn");
   check.ndim(d, "d", 3, "[G, M, N]");
@@ -188,8 +187,13 @@ GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, c
   const std::int64_t kb = k / kScaleBlock;  // every expert's K is whole blocks
   check.shape(sfa, "sfa", {m, kb}, "[M, sum(ks) / 128]");
   check.shape(sfb, "sfb", {n, kb}, "[N, sum(ks) / 128]");
-  check.dtype(d, "d", DType::F32);
   check_common(check, {a, sfa, b, sfb, d});
+  // A float32 D accumulates a weight gradient, D[g] = C[g] + A_g B_g^T: C is required (it may be d itself). A
+  // bfloat16 D is the gradient itself, with an optional float32 C.
+  if (d.dtype == DType::F32 && !c)
+    check.fail(ErrorKind::InvalidValue, "c",
+               "is required where d is float32: D[g] = C[g] + A_g B_g^T accumulates onto C (which may be d "
+               "itself); for the gradient alone, give a bfloat16 d and no c");
   check.accumulator_input(c, d);
   check.index_vector(ks_tensor, "ks_tensor", groups, "[G], the experts' K on the device", a.device);
 
@@ -205,12 +209,14 @@ GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, c
   p.sfb = static_cast<const float*>(sfb.data);
   p.sfb_n_stride = sfb.strides[0], p.sfb_k_stride = sfb.strides[1];
   p.d = d.data;
-  p.d_dtype = DType::F32;
+  p.d_dtype = d.dtype;
   p.d_row_stride = d.strides[1];
   p.d_group_stride = d.strides[0];
-  p.c = static_cast<const float*>(c.data);
-  p.c_row_stride = c.strides[1];
-  p.c_group_stride = c.strides[0];
+  if (c) {
+    p.c = static_cast<const float*>(c->data);
+    p.c_row_stride = c->strides[1];
+    p.c_group_stride = c->strides[0];
+  }
   p.ks = ks;
   p.ks_tensor = static_cast<const std::int32_t*>(ks_tensor.data);
   return p;

@@ -25,7 +25,7 @@ GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const Te
 // k_grouped_fp8_gemm_nt_contiguous (fgemm/fgemm.hpp).
 GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                    const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
-                                   const TensorView& ks_tensor, const TensorView& c);
+                                   const TensorView& ks_tensor, const std::optional<TensorView>& c);
 
 // A 16-bit GEMM operation: its name, its input type (BF16 or F16), and the operations that take A's and B's
 // other storage order (for the message that refuses a transposed view; nullptr where there is none).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/bf16.hpp"
 #include "cpu/blocked_gemm.hpp"
 #include "cpu/dequantize_row_blocks.hpp"
 #include "cpu/direct_gemm.hpp"
@@ -48,15 +49,25 @@ void gemm_m_layouts(const GemmProblem& problem) {
     blocked_gemm(run, many_rows, PackedA(run, many_rows, kernels, operands, many_rows_a), kernels, operands);
 }
 
-// D[g] = C[g], or zeros without C: an expert of the k-grouped layout with no rows of K.
+// Element `offset` of D, whose elements are FP32 or BF16.
+void* d_element(const GemmProblem& p, std::int64_t offset) {
+  return static_cast<std::uint8_t*>(p.d) + offset * static_cast<std::int64_t>(dtype_size(p.d_dtype));
+}
+
+// D[g] = C[g] (rounded to BF16 where D is), or zeros without C: an expert of the k-grouped layout with no rows
+// of K.
 void write_empty_expert(const GemmProblem& p, std::int64_t group) {
   for (std::int64_t row = 0; row < p.m; ++row) {
-    float* d = static_cast<float*>(p.d) + group * p.d_group_stride + row * p.d_row_stride;
+    void* d = d_element(p, group * p.d_group_stride + row * p.d_row_stride);
     const float* c = p.c ? p.c + group * p.c_group_stride + row * p.c_row_stride : nullptr;
-    if (c == nullptr)
-      std::fill_n(d, p.n, 0.0f);
-    else if (c != d)
+    if (p.d_dtype == DType::BF16) {
+      auto* d16 = static_cast<std::uint16_t*>(d);
+      for (std::int64_t col = 0; col < p.n; ++col) d16[col] = c == nullptr ? 0 : bf16_from_float(c[col]);
+    } else if (c == nullptr) {
+      std::fill_n(static_cast<float*>(d), p.n, 0.0f);
+    } else if (c != d) {
       std::memcpy(d, c, p.n * sizeof(float));
+    }
   }
 }
 
@@ -76,7 +87,7 @@ void gemm_k_grouped(const GemmProblem& p) {
     expert.num_groups = 1;
     expert.a = p.a + k_start * (p.a_mn_major ? p.a_row_stride : 1) * 2;  // 16-bit elements
     expert.b = p.b + k_start * (p.b_mn_major ? p.b_row_stride : 1) * 2;
-    expert.d = static_cast<float*>(p.d) + group * p.d_group_stride;
+    expert.d = d_element(p, group * p.d_group_stride);
     expert.c = p.c ? p.c + group * p.c_group_stride : nullptr;
     expert.d_group_stride = expert.c_group_stride = 0;
     expert.ks.clear();

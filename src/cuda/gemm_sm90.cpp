@@ -348,8 +348,8 @@ detail::GemmProblem expert_range(const detail::GemmProblem& p, std::int64_t firs
   part.b = p.b + k_before * p.n;
   part.sfa = p.sfa + k_before / detail::kScaleBlock * p.sfa_k_stride;
   part.sfb = p.sfb + k_before / detail::kScaleBlock * p.sfb_k_stride;
-  part.d = static_cast<float*>(p.d) + first * p.d_group_stride;
-  part.c = p.c + first * p.c_group_stride;
+  part.d = static_cast<std::uint8_t*>(p.d) + first * p.d_group_stride * std::int64_t(dtype_size(p.d_dtype));
+  if (p.c != nullptr) part.c = p.c + first * p.c_group_stride;
   part.ks_tensor = p.ks_tensor + first;
   return part;
 }

@@ -219,7 +219,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
 
 // FP8's 1D1D recipe (weight gradients): the normal layout with its scales loaded by the TMA and by the helper
 // warp, FP32 out accumulating in place (C is D), BF16 out, a C of its own, every candidate of the widest
-// warpgroups; and the k-grouped layout in place.
+// warpgroups; and the k-grouped layout in place and with BF16 out.
 TEST(GemmKernelCompile, RowBlocksRecipe) {
   const DeviceLimits h100;
   ProblemSize size;
@@ -243,13 +243,17 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
       }
     }
   }
+  // The k-grouped layout: FP32 accumulating in place, and BF16 out (the gradient alone) with and without a C.
   ProblemSize k_grouped = k_grouped_of(size, 8, 4096);
-  k_grouped.shape.output_f32 = true;
-  k_grouped.shape.has_c = false;
-  k_grouped.shape.c_in_d = true;
-  for (bool sfa_by_tma : {true, false}) {
-    k_grouped.shape.sfa_by_tma = sfa_by_tma;
-    expect_compiles_cleanly(choose_config(k_grouped, h100));
+  for (const Epilogue& epilogue : {Epilogue{true, false, true}, Epilogue{false, false, false},
+                                   Epilogue{false, true, false}}) {
+    k_grouped.shape.output_f32 = epilogue.output_f32;
+    k_grouped.shape.has_c = epilogue.has_c;
+    k_grouped.shape.c_in_d = epilogue.c_in_d;
+    for (bool sfa_by_tma : {true, false}) {
+      k_grouped.shape.sfa_by_tma = sfa_by_tma;
+      expect_compiles_cleanly(choose_config(k_grouped, h100));
+    }
   }
 }
 

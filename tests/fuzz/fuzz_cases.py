@@ -208,13 +208,14 @@ def draw_output(rng, layout, recipe):
     if recipe == "exact":
         return dict(out="int32", c="none", bias="none")
     if layout.kind == "k_grouped":
-        out = "fp32"
+        # The 16-bit weight gradients accumulate in FP32; FP8's also writes the BF16 gradient itself.
+        out = rng.choice(["fp32", "bf16"]) if layout.dtype == "fp8" else "fp32"
     else:
         out = rng.choice(["bf16", "fp16", "fp32"] if layout.dtype == "int8" else
                          [{"fp8": "bf16"}.get(layout.dtype, layout.dtype), "fp32"])
     c = "none"
-    if layout.kind == "k_grouped" and layout.dtype == "fp8":
-        c = rng.choice(["separate", "in_place"])  # a weight gradient accumulates: C is required
+    if layout.kind == "k_grouped" and layout.dtype == "fp8" and out == "fp32":
+        c = rng.choice(["separate", "in_place"])  # a weight gradient accumulating in FP32: C is required
     elif layout.kind in ("dense", "k_grouped"):
         c = rng.choice(["none", "separate", "in_place"] if out == "fp32" else ["none", "separate"])
     output = dict(out=out, c=c)

@@ -72,17 +72,21 @@ def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
     return (a, sfa), (b, sfb), torch.stack(products)
 
 
-def check_k_grouped(ks, m, n, device, in_place=False, mn_major=True, seed=0):
+def check_k_grouped(ks, m, n, device, c_mode="c", out=torch.float32, mn_major=True, seed=0):
+    """k_grouped_fp8_gemm_nt_contiguous into d of dtype `out`: c_mode "c" (a separate C), "d" (C is D, FP32) or
+    None (no C, BF16 out: the gradient alone)."""
     a, b, products = k_grouped_operands(ks, m, n, device, mn_major, seed)
     generator = torch.Generator().manual_seed(seed + 1)
-    c = (torch.randn(len(ks), m, n, generator=generator) * 16).to(device)
-    reference = products + c.double()
-    d = c if in_place else poisoned((len(ks), m, n), torch.float32, device)
+    shape = (len(ks), m, n)
+    c = None if c_mode is None else (torch.randn(*shape, generator=generator) * 16).to(device)
+    reference = products if c is None else products + c.double()
+    d = c if c_mode == "d" else poisoned(shape, out, device)
     ks_tensor = torch.tensor(ks, dtype=torch.int32, device=device)
     fgemm.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c)
     assert not d.isnan().any(), (ks, m, n)
     diff = fgemm.calc_diff(d.double(), reference)
-    assert diff < TOLERANCE[device], (ks, m, n, in_place, mn_major, diff)
+    assert diff < TOLERANCE[device], (ks, m, n, c_mode, out, mn_major, diff)
     for g, k in enumerate(ks):
-        if k == 0:  # an expert with no K gets C
-            assert torch.equal(d[g], c[g])
+        if k == 0:  # an expert with no K gets C (rounded to d's type), or zeros
+            expected = torch.zeros(m, n, device=device) if c is None else c[g]
+            assert torch.equal(d[g], expected.to(out)), (ks, g)

@@ -377,6 +377,50 @@ def test_masked_bad_option():
     expect(TypeError, "disable_ue8m0_cast", call_masked, *masked_args(), disable_ue8m0_cast=None)
 
 
+# ---- k-grouped (the experts' weight gradients, recipe 1D1D) ----------------------------------------------
+
+def k_grouped_args(ks=(128, 0), d_dtype=torch.float32):
+    """Valid arguments of k_grouped_fp8_gemm_nt_contiguous but c: (a, sfa), (b, sfb), d, ks, ks_tensor."""
+    k = sum(ks)
+    lhs = (torch.zeros(k * M, dtype=FP8), torch.ones(M, k // 128))
+    rhs = (torch.zeros(k * N, dtype=FP8), torch.ones(N, k // 128))
+    return lhs, rhs, torch.empty(len(ks), M, N, dtype=d_dtype), list(ks), torch.tensor(ks, dtype=torch.int32)
+
+
+def test_k_grouped_float32_d_needs_c():
+    lhs, rhs, d, ks, ks_tensor = k_grouped_args()
+    with pytest.raises(ValueError, match=r"argument 'c' is required where d is float32"):
+        fgemm.k_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, ks, ks_tensor)
+    fgemm.k_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d, ks, ks_tensor, d)  # in place
+    fgemm.k_grouped_fp8_gemm_nt_contiguous(lhs, rhs, d.bfloat16(), ks, ks_tensor)  # the gradient alone
+
+
+def test_k_grouped_bad_d_and_c():
+    lhs, rhs, d, ks, ks_tensor = k_grouped_args(d_dtype=torch.bfloat16)
+    call = fgemm.k_grouped_fp8_gemm_nt_contiguous
+    expect(TypeError, "d", call, lhs, rhs, d.half(), ks, ks_tensor)
+    expect(TypeError, "c", call, lhs, rhs, d, ks, ks_tensor, d)  # C is float32, never d's bfloat16
+    overlapping = torch.zeros(d.numel(), dtype=torch.float32)
+    expect(ValueError, "c", call, lhs, rhs, overlapping.view(torch.bfloat16)[: d.numel()].view(d.shape), ks,
+           ks_tensor, overlapping.view(d.shape))
+    expect(ValueError, "c", call, lhs, rhs, d, ks, ks_tensor, torch.zeros(2, M, N + 8))
+
+
+def test_k_grouped_counts_that_disagree_with_the_operands():
+    lhs, rhs, d, ks, ks_tensor = k_grouped_args(d_dtype=torch.bfloat16)
+    call = fgemm.k_grouped_fp8_gemm_nt_contiguous
+    expect(ValueError, "ks", call, lhs, rhs, d, [256, 0], ks_tensor)
+    expect(ValueError, "ks", call, lhs, rhs, d, [64, 64], ks_tensor)
+    expect(ValueError, "ks", call, lhs, rhs, d, [128], ks_tensor[:1])
+    expect(ValueError, "ks_tensor", call, lhs, rhs, d, ks, ks_tensor[:1])
+
+
+def test_k_grouped_scales_of_another_recipe():
+    lhs, rhs, d, ks, ks_tensor = k_grouped_args(d_dtype=torch.bfloat16)
+    rhs = (rhs[0], torch.ones(2, 1))  # one scale per 128 x 128 block (1D2D): not the 1D1D recipe's
+    expect(ValueError, "sfb", fgemm.k_grouped_fp8_gemm_nt_contiguous, lhs, rhs, d, ks, ks_tensor)
+
+
 # ---- settings -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value,error", [(-1, ValueError), (2**40, ValueError), ("8", TypeError),

@@ -155,15 +155,15 @@ def test_masked_and_k_grouped_cases_have_empty_groups():
     assert {case["c"] for case in k_grouped} == {"none", "separate", "in_place"}
 
 
-def test_fp8_1d1d_cases_draw_both_scale_layouts_and_the_k_grouped_ones_always_a_c():
+def test_fp8_1d1d_cases_draw_both_scale_layouts_and_the_k_grouped_fp32_ones_always_a_c():
     dense = draw_many("fp8_gemm_nt_1d1d")
     assert {(case["sfa"], case["sfb"]) for case in dense} == {
         (sfa, sfb) for sfa in ("mn-major", "row-major") for sfb in ("mn-major", "row-major")}
     assert {(case["out"], case["c"]) for case in dense} == {
         ("bf16", "none"), ("bf16", "separate"), ("fp32", "none"), ("fp32", "separate"), ("fp32", "in_place")}
     k_grouped = draw_many("k_grouped_fp8_gemm_nt_contiguous")
-    assert {case["c"] for case in k_grouped} == {"separate", "in_place"}
-    assert {case["out"] for case in k_grouped} == {"fp32"}
+    assert {(case["out"], case["c"]) for case in k_grouped} == {
+        ("fp32", "separate"), ("fp32", "in_place"), ("bf16", "none"), ("bf16", "separate")}
     assert any(0 in case["ks"] for case in k_grouped)
 
 

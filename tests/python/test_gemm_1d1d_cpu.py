@@ -22,10 +22,16 @@ def test_normal_accumulates_onto_c(c_mode):
     check_normal(129, 200, 384, torch.float32, "cpu", c_mode=c_mode)
 
 
+# The weight gradient accumulated in FP32 onto a C apart or in place, and the BF16 gradient alone or onto a C.
+K_GROUPED_OUTPUTS = [("c", "fp32"), ("d", "fp32"), (None, "bf16"), ("c", "bf16")]
+
+
 @pytest.mark.parametrize("ks", [[128], [128, 0, 384, 256], [0, 0], [256] * 3])
-@pytest.mark.parametrize("in_place", [False, True])
-def test_k_grouped(ks, in_place):
-    check_k_grouped(ks, 72, 136, "cpu", in_place=in_place)
+@pytest.mark.parametrize("c_mode,out", K_GROUPED_OUTPUTS)
+def test_k_grouped(ks, c_mode, out):
+    import torch
+
+    check_k_grouped(ks, 72, 136, "cpu", c_mode=c_mode, out=torch.bfloat16 if out == "bf16" else torch.float32)
 
 
 def test_k_grouped_row_major_scales():

@@ -1,7 +1,8 @@
 """The FP8 weight-gradient GEMMs (recipe 1D1D) on the GPU (checks_1d1d.py): fp8_gemm_nt with B scaled per 1x128
 block, every output, C separate and C as D, scales MN-major (loaded by the TMA) and row-major (copied by the
 producer's helper warp), M, N and K off the tiles' multiples; the k-grouped GEMM with empty experts, more
-experts than one launch's tensor maps, in place; and compute-sanitizer's memcheck and racecheck."""
+experts than one launch's tensor maps, accumulating in FP32 (C apart or in place) and into BF16 (with or without
+C); and compute-sanitizer's memcheck and racecheck."""
 
 import pytest
 import torch
@@ -35,9 +36,10 @@ def test_normal_accumulates_onto_c(c_mode, mn_major):
     ([512, 1024, 128, 0, 2048, 256, 384, 640], 576, 1024),
     ([128 * (g % 3) for g in range(40)], 200, 264),  # more experts than one launch's tensor maps
 ])
-@pytest.mark.parametrize("in_place", [False, True])
-def test_k_grouped(ks, m, n, in_place):
-    check_k_grouped(ks, m, n, "cuda", in_place=in_place, seed=len(ks))
+@pytest.mark.parametrize("c_mode,out", [("c", torch.float32), ("d", torch.float32), (None, torch.bfloat16),
+                                        ("c", torch.bfloat16)], ids=["fp32+c", "fp32-in-place", "bf16", "bf16+c"])
+def test_k_grouped(ks, m, n, c_mode, out):
+    check_k_grouped(ks, m, n, "cuda", c_mode=c_mode, out=out, seed=len(ks))
 
 
 @pytest.mark.parametrize("mn_major", [True, False])
@@ -65,7 +67,8 @@ from checks_1d1d import check_k_grouped, check_normal
 check_normal(130, 264, 400, torch.bfloat16, "cuda")
 check_normal(130, 264, 400, torch.float32, "cuda", c_mode="d", mn_major=False)
 check_k_grouped([128, 0, 256], 72, 136, "cuda")
-check_k_grouped([128, 256], 64, 48, "cuda", in_place=True, mn_major=False)
+check_k_grouped([128, 256], 64, 48, "cuda", c_mode="d", mn_major=False)
+check_k_grouped([128, 0, 256], 72, 136, "cuda", c_mode=None, out=torch.bfloat16)
 """
 
 
