@@ -10,8 +10,12 @@ get_mn_major_tma_aligned_tensor of the per-token scales, and the INT8 quantizers
 scale per row, as per_channel_cast_to_int8), per_token_group_cast_to_int8 (groups of 128) and per_block_cast_to_int8,
 each against the torch chain of its reference arithmetic (tests/python/quantize_int8_reference.py). Then FP8
 training's cast-transpose at DeepSeek-V3's shapes (M tokens x K = 2048 or 7168, MN-major scales) and its grouped
-form over eight experts, against the chains of per_token_cast_to_fp8 of x and of each transpose; its bytes are x
-read once (BF16), both sets of codes and both sets of scales.
+form over eight experts (their counts multiples of 128, and not: each expert then padded to whole blocks in the
+outputs, against the chain that pads x first), against the chains of per_token_cast_to_fp8 of x and of each
+transpose; its bytes are x read once (BF16), both sets of codes and both sets of scales. Last, the weights'
+cast-transpose (per_block_cast_transpose_to_fp8) of DeepSeek-V3's dense weights and of stacks of its experts', against
+per_block_cast_to_fp8 followed by torch's copy of the transposed codes and scales (what the FP8 layers did before
+it).
 
     python bench/bench_quant.py [--shapes quantize|FILE.json] [--json out.json]
 """
@@ -44,8 +48,14 @@ from quantize_reference import (  # noqa: E402
 
 # The cast-transpose's shapes: tokens x hidden sizes of DeepSeek-V3 (7168, and 2048 of an expert's intermediate).
 CAST_TRANSPOSE_SHAPES = [(m, k) for m in (4096, 16384) for k in (2048, 7168)]
-# Eight experts' token counts (multiples of 128, one empty), 16384 tokens in all.
+# Eight experts' token counts (multiples of 128, one empty), 16384 tokens in all; and as a router leaves them,
+# not multiples of 128 (each expert padded to whole blocks in the outputs).
 GROUPED_KS = [2048, 3072, 1024, 0, 4096, 2048, 1536, 2560]
+ROUTED_KS = [1990, 3100, 1000, 30, 4090, 2111, 1500, 2563]
+# Weights [N, K] and stacks of experts' weights [G, N, K]: dense layers, and 8 or 32 experts' gate-and-up
+# projections (4096 x 7168) and down projections (7168 x 2048).
+WEIGHT_SHAPES = [(1, 2112, 7168), (1, 4096, 7168), (1, 7168, 2048), (8, 4096, 7168), (8, 7168, 2048),
+                 (32, 4096, 7168), (32, 7168, 2048)]
 
 
 def torch_mn_major(sf):
@@ -78,6 +88,30 @@ def same_bits(kernel_result, chain_result):
     return True
 
 
+def per_block_then_copied_transposed(w):
+    """The chain per_block_cast_transpose_to_fp8 replaces: per_block_cast_to_fp8, then torch's copies of the codes
+    and of the scales transposed."""
+    codes, scales = fgemm.per_block_cast_to_fp8(w)
+    return (codes, scales, codes.transpose(-1, -2).contiguous(), scales.transpose(-1, -2).contiguous())
+
+
+def padded_to_blocks(x, ks):
+    """x [sum(ks), H] with each expert's rows followed by zero rows up to a multiple of 128, and those counts: the
+    torch chain's padding (what fgemm.nn.GroupedLinear did before the cast-transpose padded)."""
+    padded_counts = [math.ceil(k / 128) * 128 for k in ks]
+    starts = torch.tensor([0] + padded_counts[:-1], device=x.device).cumsum(0)
+    firsts = torch.tensor([0] + ks[:-1], device=x.device).cumsum(0)
+    counts = torch.tensor(ks, device=x.device)
+    experts = torch.repeat_interleave(torch.arange(len(ks), device=x.device), counts, output_size=sum(ks))
+    rows = torch.arange(sum(ks), device=x.device) - firsts[experts] + starts[experts]
+    return x.new_zeros(sum(padded_counts), x.size(1)).index_copy_(0, rows, x), padded_counts
+
+
+def weight_cast_transpose_bytes(g, n, k):
+    """A weight's cast-transpose's traffic: w read once (BF16), both sets of codes and both sets of scales."""
+    return g * (n * k * 2 + 2 * n * k + 2 * 4 * math.ceil(n / 128) * math.ceil(k / 128))
+
+
 def cast_transpose_bytes(m, k):
     """The cast-transpose's traffic: x read once (BF16), the codes of x and of its transpose, both sets of scales."""
     return m * k * 2 + 2 * m * k + 4 * (m * math.ceil(k / 128) + k * math.ceil(m / 128))
@@ -92,7 +126,7 @@ def measure(name, m, k, bytes_moved, kernel, chain, copy_gbps, flush):
     row = dict(kernel=name, m=m, k=k, bytes=bytes_moved, kernel_us=kernel_us, kernel_gbps=gbps,
                fraction_of_copy=gbps / copy_gbps, fraction_of_same_size_copy=gbps / same_size_copy_gbps,
                torch_chain_us=chain_us, speedup=chain_us / kernel_us, same_bits_as_chain=same)
-    print(f"{name:<22} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy "
+    print(f"{name:<28} {m:>6} {k:>5} | {kernel_us:9.2f} us {gbps:7.0f} GB/s {100 * gbps / copy_gbps:5.1f}% of copy "
           f"{100 * gbps / same_size_copy_gbps:5.1f}% of a same-size copy | torch chain {chain_us:9.2f} us  "
           f"x{chain_us / kernel_us:6.1f} | same bits: {same}", flush=True)
     return row
@@ -148,6 +182,19 @@ def main():
         rows.append(measure("grouped_cast_transpose", m, k, cast_transpose_bytes(m, k),
                             lambda: fgemm.grouped_cast_transpose_to_fp8(x, GROUPED_KS),
                             lambda: grouped_cast_transpose(x, GROUPED_KS), copy_gbps, flush))
+    for k in (2048, 7168):
+        m = sum(ROUTED_KS)
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        padded_m = sum(math.ceil(count / 128) * 128 for count in ROUTED_KS)
+        rows.append(measure("grouped_cast_transpose padded", m, k, m * k * 2 + cast_transpose_bytes(padded_m, k) -
+                            padded_m * k * 2, lambda: fgemm.grouped_cast_transpose_to_fp8(x, ROUTED_KS),
+                            lambda: grouped_cast_transpose(*padded_to_blocks(x, ROUTED_KS)), copy_gbps, flush))
+    for g, n, k in WEIGHT_SHAPES:
+        w = torch.randn(g, n, k, device="cuda", dtype=torch.bfloat16)
+        w = w[0] if g == 1 else w
+        rows.append(measure(f"weight_cast_transpose G={g}", n, k, weight_cast_transpose_bytes(g, n, k),
+                            lambda: fgemm.per_block_cast_transpose_to_fp8(w),
+                            lambda: per_block_then_copied_transposed(w), copy_gbps, flush))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(device=torch.cuda.get_device_name(), copy_gbps=copy_gbps,
                                                    rows=rows), indent=1))

@@ -64,19 +64,23 @@ void cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const T
 //   x_fp8 E4M3 [N, K] and sf float32 [ceil(N/128), ceil(K/128)]: the bits of per_block_cast_to_fp8(x);
 //   xt_fp8 E4M3 [K, N] and sft float32 [ceil(K/128), ceil(N/128)]: the bits of per_block_cast_to_fp8 of x's
 //   transpose, which are x_fp8 and sf transposed (a 128 x 128 block of x is one of its transpose).
+// Or the experts' weights of a grouped layer, x [G, N, K]: each matrix as above, every output with a leading G
+// (xt_fp8 [G, K, N], sft [G, ceil(K/128), ceil(N/128)]), in one launch.
 // The rules of cast_transpose_to_fp8 otherwise.
 void per_block_cast_transpose_to_fp8(const TensorView& x, const TensorView& x_fp8, const TensorView& sf,
                                      const TensorView& xt_fp8, const TensorView& sft, bool use_ue8m0 = false,
                                      Stream stream = nullptr);
 
 // The cast-transpose of the experts' activations for their weight gradient (the operands of a K-grouped GEMM,
-// whose K is each expert's tokens): x [sum(ks), H], expert g owning the ks[g] rows after those of the experts
-// before it, s_g = ks[0] + ... + ks[g - 1]. Every ks[g] is a multiple of 128, possibly 0. Writes
-//   x_fp8 [sum(ks), H] and sf [sum(ks), ceil(H/128)]: as cast_transpose_to_fp8;
-//   xt_fp8 E4M3 flat [sum(ks) * H]: expert g's transposed codes, a row-major [H, ks[g]] block starting at element
-//   s_g * H, each row quantized per 1 x 128 block (the codes of per_token_cast_to_fp8 of the expert's x^T);
-//   sft float32 [H, sum(ks)/128]: the scales of cast_transpose_to_fp8's sft (expert boundaries fall on its blocks),
-//   expert g's in columns s_g / 128 .. (s_g + ks[g]) / 128 - 1.
+// whose K is each expert's tokens): x [sum(ks), H], expert g owning the ks[g] rows (any count, possibly 0) after
+// those of the experts before it. The outputs hold each expert's rows padded with zero rows to p_g, ks[g] rounded
+// up to a multiple of 128 (the aligned layout of the grouped GEMMs), from row s_g = p_0 + ... + p_(g-1), P rows in
+// all: they are those of x so padded (x itself where every ks[g] is a multiple of 128). Writes
+//   x_fp8 [P, H] and sf [P, ceil(H/128)]: as cast_transpose_to_fp8;
+//   xt_fp8 E4M3 flat [P * H]: expert g's transposed codes, a row-major [H, p_g] block starting at element s_g * H,
+//   each row quantized per 1 x 128 block (the codes of per_token_cast_to_fp8 of the expert's padded x^T);
+//   sft float32 [H, P/128]: the scales of cast_transpose_to_fp8's sft (expert boundaries fall on its blocks),
+//   expert g's in columns s_g / 128 .. (s_g + p_g) / 128 - 1.
 // The rules of cast_transpose_to_fp8 otherwise; xt_fp8 is contiguous.
 void grouped_cast_transpose_to_fp8(const TensorView& x, const std::vector<std::int64_t>& ks, const TensorView& x_fp8,
                                    const TensorView& sf, const TensorView& xt_fp8, const TensorView& sft,

@@ -58,7 +58,8 @@ __device__ __forceinline__ void unpack(const uint32_t (&words)[kElementsPerThrea
 template <typename In, typename Format, uint32_t kCols, bool kVectorized>
 __device__ __forceinline__ void row_and_column_scales(
     const CastTransposeParams& p, const uint32_t (&words)[kTileRowsPerThread][kElementsPerThread * In::kBytes / 4],
-    uint32_t first_row, uint32_t col, uint32_t row_block, uint32_t col0, uint32_t slice, float (&col_inverse)[kBlock]) {
+    uint32_t group, uint32_t first_row, uint32_t col, uint32_t row_block, uint32_t col0, uint32_t slice,
+    float (&col_inverse)[kBlock]) {
   __shared__ float warp_col_amax[kWarpsPerCta][kBlock];
   const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32, col_block = col0 / kBlock;
   // Each column's maximum over the thread's rows, then over the warp's (lanes 8 and 16 apart share columns).
@@ -91,8 +92,8 @@ __device__ __forceinline__ void row_and_column_scales(
     const Scale s = Format::scale_of(lanes_amax<kThreadsPerTileRow>(thread_amax(values)));
     uint32_t codes[4];
     quantize<Format>(values, s.inverse, codes);
-    store_codes<kVectorized>(p.q.data + p.q.offset(0, row, 0), col, row < p.rows ? kCols : 0, codes);
-    if (slice == 0 && row < p.rows) p.sf.data[p.sf.offset(0, row, col_block)] = s.scale;
+    store_codes<kVectorized>(p.q.data + p.q.offset(group, row, 0), col, row < p.rows ? kCols : 0, codes);
+    if (slice == 0 && row < p.rows) p.sf.data[p.sf.offset(group, row, col_block)] = s.scale;
   }
   __syncthreads();
 
@@ -103,7 +104,7 @@ __device__ __forceinline__ void row_and_column_scales(
     for (uint32_t w = 1; w < kWarpsPerCta; ++w) amax = max_nan(amax, warp_col_amax[w][c]);
     const Scale s = Format::scale_of(amax);
     col_inverse[c] = s.inverse;
-    if (col0 + c < kCols) p.sft.data[p.sft.offset(0, col0 + c, row_block)] = s.scale;
+    if (col0 + c < kCols) p.sft.data[p.sft.offset(group, col0 + c, row_block)] = s.scale;
   }
   __syncthreads();
 }
@@ -113,7 +114,8 @@ __device__ __forceinline__ void row_and_column_scales(
 template <typename In, typename Format, uint32_t kCols, bool kVectorized>
 __device__ __forceinline__ void block_scales(
     const CastTransposeParams& p, const uint32_t (&words)[kTileRowsPerThread][kElementsPerThread * In::kBytes / 4],
-    uint32_t first_row, uint32_t col, uint32_t row_block, uint32_t col_block, float (&col_inverse)[kBlock]) {
+    uint32_t group, uint32_t first_row, uint32_t col, uint32_t row_block, uint32_t col_block,
+    float (&col_inverse)[kBlock]) {
   float amax = 0.0f;
 #pragma unroll
   for (uint32_t i = 0; i < kTileRowsPerThread; ++i) {
@@ -129,19 +131,20 @@ __device__ __forceinline__ void block_scales(
     unpack<In>(words[i], values);
     uint32_t codes[4];
     quantize<Format>(values, s.inverse, codes);
-    store_codes<kVectorized>(p.q.data + p.q.offset(0, row, 0), col, row < p.rows ? kCols : 0, codes);
+    store_codes<kVectorized>(p.q.data + p.q.offset(group, row, 0), col, row < p.rows ? kCols : 0, codes);
   }
   if (threadIdx.x == 0) {
-    p.sf.data[p.sf.offset(0, row_block, col_block)] = s.scale;
-    p.sft.data[p.sft.offset(0, col_block, row_block)] = s.scale;
+    p.sf.data[p.sf.offset(group, row_block, col_block)] = s.scale;
+    p.sft.data[p.sft.offset(group, col_block, row_block)] = s.scale;
   }
   if (threadIdx.x < kBlock) col_inverse[threadIdx.x] = s.inverse;
   __syncthreads();
 }
 
-// Grid: (row blocks of the launch * column blocks). A CTA quantizes one 128 x 128 tile of x. Thread t holds the
-// input bits of columns 16 (t % 8) .. +16 of the four consecutive rows 4 (t / 8) .. +4, so that the codes of
-// one column for those rows make one word. Rows and columns beyond x read as zeros and write nothing.
+// Grid: (row blocks of the launch * column blocks, matrices of the stack). A CTA quantizes one 128 x 128 tile of
+// x. Thread t holds the input bits of columns 16 (t % 8) .. +16 of the four consecutive rows 4 (t / 8) .. +4, so
+// that the codes of one column for those rows make one word. Rows and columns beyond x read as zeros and write
+// nothing.
 //
 // The row-wise codes go out from registers, a row's eight threads meeting by shuffles. For the columns, each
 // warp's maxima meet in shared memory, where 128 threads take each column's scale. With kBlockScaled the whole
@@ -160,23 +163,31 @@ __device__ __forceinline__ void cast_transpose(const CastTransposeParams& p) {
   __shared__ __align__(16) uint32_t transposed[kBlock][kWordsPerColumn];
 
   const uint32_t row_block = p.first_row_block + blockIdx.x / kColBlocks, col_block = blockIdx.x % kColBlocks;
+  const uint32_t group = blockIdx.y;
   const uint32_t slice = threadIdx.x % kThreadsPerTileRow;  // the thread's 16 columns
   const uint32_t quad = threadIdx.x / kThreadsPerTileRow;   // the thread's four rows
   const uint32_t row0 = row_block * kBlock, col0 = col_block * kBlock;
   const uint32_t first_row = row0 + quad * kTileRowsPerThread, col = col0 + slice * kElementsPerThread;
 
+  // The band of the outputs' rows this tile lies in, and where its rows are in x.
+  uint32_t b = 0;
+  while (b + 1 < p.bands && p.band[b + 1].first_row <= row0) ++b;
+  const TransposedBand& band = p.band[b];
+
   uint32_t words[kTileRowsPerThread][kWords];
 #pragma unroll
   for (uint32_t i = 0; i < kTileRowsPerThread; ++i) {
-    const uint32_t row = first_row + i;
-    load_bits<In, kVectorized>(p.x.data + p.x.offset(0, row, 0) * In::kBytes, col, row < p.rows ? kCols : 0,
-                               words[i]);
+    const uint32_t row_in_band = first_row + i - band.first_row;  // the padding rows past x_rows read as zeros
+    const uint32_t x_row = band.x_first_row + row_in_band;
+    load_bits<In, kVectorized>(p.x.data + p.x.offset(group, x_row, 0) * In::kBytes, col,
+                               row_in_band < band.x_rows ? kCols : 0, words[i]);
   }
 
   if constexpr (kBlockScaled) {
-    block_scales<In, Format, kCols, kVectorized>(p, words, first_row, col, row_block, col_block, col_inverse);
+    block_scales<In, Format, kCols, kVectorized>(p, words, group, first_row, col, row_block, col_block,
+                                                 col_inverse);
   } else {
-    row_and_column_scales<In, Format, kCols, kVectorized>(p, words, first_row, col, row_block, col0, slice,
+    row_and_column_scales<In, Format, kCols, kVectorized>(p, words, group, first_row, col, row_block, col0, slice,
                                                           col_inverse);
   }
 
@@ -190,11 +201,6 @@ __device__ __forceinline__ void cast_transpose(const CastTransposeParams& p) {
   }
   __syncthreads();
 
-  // The band of x's rows this tile lies in.
-  uint32_t b = 0;
-  while (b + 1 < p.bands && p.band[b + 1].first_row <= row0) ++b;
-  const TransposedBand& band = p.band[b];
-
   // Each of the tile's 128 columns is one row of 128 codes of the transpose: eight threads store it, 16 codes each.
   constexpr uint32_t kChunksPerColumn = kBlock / kElementsPerThread;
 #pragma unroll
@@ -204,7 +210,8 @@ __device__ __forceinline__ void cast_transpose(const CastTransposeParams& p) {
     const uint32_t* words_of_part = &transposed[c][4 * (part ^ (c / kElementsPerThread))];
     const ptx::U32x4 stored = ptx::load_shared_u32x4(ptx::smem_address(words_of_part));
     const uint32_t codes[4] = {stored.word[0], stored.word[1], stored.word[2], stored.word[3]};
-    uint8_t* qt_row = p.qt + band.offset + static_cast<int64_t>(col0 + c) * band.row_stride;
+    uint8_t* qt_row =
+        p.qt + group * p.qt_group_stride + band.offset + static_cast<int64_t>(col0 + c) * band.row_stride;
     store_codes<kTransposedVectorized>(qt_row, row0 - band.first_row + part * kElementsPerThread,
                                        col0 + c < kCols ? band.rows : 0, codes);
   }

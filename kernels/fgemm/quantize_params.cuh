@@ -58,26 +58,32 @@ struct QuantizeParams {
   uint32_t rows;
 };
 
-// cast_transpose (cast_transpose.cuh): the transposed codes of a band of rows of x, rows [first_row, first_row +
-// rows): element (c, r) of x's transpose lies at qt + offset + c * row_stride + (r - first_row). The ungrouped
-// operation has one band, the grouped one a band per expert with rows; each band starts at a multiple of kBlock
-// rows, and every band but the last ends at one.
+// cast_transpose (cast_transpose.cuh): a band of the outputs' rows, [first_row, first_row + rows), whose first
+// x_rows rows are x's from x_first_row on and the rest zeros (an expert's rows padded to a multiple of kBlock);
+// element (c, r) of its transpose lies at qt + offset + c * row_stride + (r - first_row). The ungrouped operation
+// has one band, the grouped one a band per expert with rows; each band starts at a multiple of kBlock rows, and
+// every band but the last ends at one.
 struct TransposedBand {
   uint32_t first_row;
   uint32_t rows;
   int64_t offset;
   int64_t row_stride;
+  uint32_t x_first_row;
+  uint32_t x_rows;
 };
 
 constexpr uint32_t kMaxBandsPerLaunch = 32;
 
+// A stack of weights (per_block_cast_transpose_to_fp8 of [G, N, K]) is one launch, grid.y its matrices, each
+// with the same band.
 struct CastTransposeParams {
-  Stack<const uint8_t> x;  // [rows, K]: BF16 or FP32 elements, addressed as bytes; column stride 1
-  Stack<uint8_t> q;        // [rows, K] codes; column stride 1
-  Stack<float> sf;         // [rows, ceil(K / 128)]
-  Stack<float> sft;        // [K, ceil(rows / 128)]: the scales of the transpose
-  uint8_t* qt;             // the transposed codes, addressed through the bands
-  uint32_t rows;
+  Stack<const uint8_t> x;    // [rows, K]: BF16 or FP32 elements, addressed as bytes; column stride 1
+  Stack<uint8_t> q;          // [rows, K] codes; column stride 1
+  Stack<float> sf;           // [rows, ceil(K / 128)]
+  Stack<float> sft;          // [K, ceil(rows / 128)]: the scales of the transpose
+  uint8_t* qt;               // the transposed codes, addressed through the bands
+  int64_t qt_group_stride;   // matrix g's transposed codes start at qt + g * qt_group_stride
+  uint32_t rows;             // the outputs' rows
   uint32_t first_row_block;  // the launch's first block of kBlock rows
   uint32_t bands;            // 1 .. kMaxBandsPerLaunch: those that the launch's row blocks fall in, in order
   TransposedBand band[kMaxBandsPerLaunch];

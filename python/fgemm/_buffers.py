@@ -54,21 +54,23 @@ def cast_transpose_outputs(x: torch.Tensor, mn_major_scales: bool):
             _empty_scales((), k, ceil_div(m, BLOCK), mn_major_scales, x.device))
 
 
-def grouped_cast_transpose_outputs(x: torch.Tensor, mn_major_scales: bool):
-    """(x_fp8, sf, xt_fp8, sft) for grouped_cast_transpose_to_fp8 of x [sum(ks), H]: xt_fp8 flat [sum(ks) * H],
-    sft [H, sum(ks)/128], the scales row-major or MN-major."""
-    rows, h = x.shape
+def grouped_cast_transpose_outputs(x: torch.Tensor, ks, mn_major_scales: bool):
+    """(x_fp8, sf, xt_fp8, sft) for grouped_cast_transpose_to_fp8 of x [sum(ks), H], each expert's rows padded to
+    a multiple of 128, P rows in all: x_fp8 [P, H], sf [P, ceil(H/128)], xt_fp8 flat [P * H], sft [H, P/128], the
+    scales row-major or MN-major."""
+    rows, h = sum(ceil_div(k, BLOCK) * BLOCK for k in ks), x.size(1)
+    x_fp8 = torch.empty(rows, h, dtype=torch.float8_e4m3fn, device=x.device)
     xt_fp8 = torch.empty(rows * h, dtype=torch.float8_e4m3fn, device=x.device)
-    return (*per_token_outputs(x, mn_major_scales), xt_fp8,
+    return (x_fp8, _empty_scales((), rows, ceil_div(h, BLOCK), mn_major_scales, x.device), xt_fp8,
             _empty_scales((), h, rows // BLOCK, mn_major_scales, x.device))
 
 
 def per_block_cast_transpose_outputs(x: torch.Tensor):
-    """(x_fp8, sf, xt_fp8, sft) for per_block_cast_transpose_to_fp8 of x [N, K]: those of per_block_cast_to_fp8
-    of x and of its transpose, all contiguous."""
-    n, k = x.shape
-    xt_fp8 = torch.empty((k, n), dtype=torch.float8_e4m3fn, device=x.device)
-    sft = torch.empty((ceil_div(k, BLOCK), ceil_div(n, BLOCK)), dtype=torch.float32, device=x.device)
+    """(x_fp8, sf, xt_fp8, sft) for per_block_cast_transpose_to_fp8 of x [..., N, K]: those of per_block_cast_to_fp8
+    of x and of its matrices transposed, all contiguous."""
+    *lead, n, k = x.shape
+    xt_fp8 = torch.empty((*lead, k, n), dtype=torch.float8_e4m3fn, device=x.device)
+    sft = torch.empty((*lead, ceil_div(k, BLOCK), ceil_div(n, BLOCK)), dtype=torch.float32, device=x.device)
     return (*per_block_outputs(x), xt_fp8, sft)
 
 

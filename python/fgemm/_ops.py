@@ -119,7 +119,7 @@ def per_block_cast_transpose(x: Tensor, use_ue8m0: bool) -> Tuple[Tensor, Tensor
 def grouped_cast_transpose(x: Tensor, ks: List[int], use_ue8m0: bool,
                            mn_major_scales: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """The kernel of grouped_cast_transpose_to_fp8, also called directly by an eager call."""
-    outputs = grouped_cast_transpose_outputs(x, mn_major_scales)
+    outputs = grouped_cast_transpose_outputs(x, ks, mn_major_scales)
     _C.grouped_cast_transpose_to_fp8(x, ks, *outputs, use_ue8m0)
     return outputs
 
@@ -193,7 +193,7 @@ def grouped_cast_transpose_to_fp8(x: Tensor, ks: List[int], use_ue8m0: bool,
 
 @grouped_cast_transpose_to_fp8.register_fake
 def _(x, ks, use_ue8m0, mn_major_scales):
-    return grouped_cast_transpose_outputs(x, mn_major_scales)
+    return grouped_cast_transpose_outputs(x, ks, mn_major_scales)
 
 
 @torch.library.custom_op("fgemm::to_mn_major_tma_aligned", mutates_args=())

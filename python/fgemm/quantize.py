@@ -115,10 +115,13 @@ def per_block_cast_transpose_to_fp8(x: torch.Tensor, use_ue8m0: bool = False
     sft [ceil(K/128), ceil(N/128)]), with the bits of per_block_cast_to_fp8(x) and of per_block_cast_to_fp8(x.t()):
     a 128x128 block of x is one of its transpose, so xt_fp8 and sft are x_fp8 and sf transposed. All contiguous.
 
+    The experts' weights of a grouped layer, x [G, N, K], are one call: each matrix as above, every output with a
+    leading G (xt_fp8 [G, K, N], the bits of per_block_cast_to_fp8(x.transpose(1, 2))).
+
     use_ue8m0: round each scale up to a power of two.
     """
     op = "per_block_cast_transpose_to_fp8"
-    _check_input(x, "x", op, matrix_only=True)
+    _check_input(x, "x", op)
     _check_flag(use_ue8m0, "use_ue8m0", op)
     x = _kernel_input(x)
     if runs_eagerly(x):
@@ -130,19 +133,25 @@ def grouped_cast_transpose_to_fp8(x: torch.Tensor, ks: Sequence[int], use_ue8m0:
                                   mn_major_scales: bool = True
                                   ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The cast-transpose of the experts' rows for their weight gradient (a K-grouped GEMM's operands): x
-    [sum(ks), H], expert g owning the ks[g] rows after those of the experts before it (s_g = sum(ks[:g])), every
-    ks[g] a multiple of 128, possibly 0 -> (x_fp8 [sum(ks), H], sf [sum(ks), ceil(H/128)], xt_flat
-    [sum(ks) * H], sft [H, sum(ks)/128]).
+    [sum(ks), H], expert g owning the ks[g] rows after those of the experts before it (any count, possibly 0).
 
-    x_fp8 and sf are per_token_cast_to_fp8(x)'s. xt_flat holds expert g's transposed codes as a row-major
-    [H, ks[g]] block from element s_g * H: per_token_cast_to_fp8(x[s_g : s_g + ks[g]].t())'s codes. sft holds
-    their scales, expert g's in columns s_g / 128 onwards (the sft of cast_transpose_to_fp8(x)).
+    The outputs hold each expert's rows padded with zero rows to p_g = ks[g] rounded up to a multiple of 128 (the
+    grouped GEMMs' aligned layout), from row s_g = sum(p[:g]), P = sum(p) rows in all: they are those of xp, x so
+    padded (x itself where every ks[g] is a multiple of 128). -> (x_fp8 [P, H], sf [P, ceil(H/128)], xt_flat
+    [P * H], sft [H, P/128]).
+
+    x_fp8 and sf are per_token_cast_to_fp8(xp)'s. xt_flat holds expert g's transposed codes as a row-major
+    [H, p_g] block from element s_g * H: per_token_cast_to_fp8(xp[s_g : s_g + p_g].t())'s codes. sft holds their
+    scales, expert g's in columns s_g / 128 onwards (the sft of cast_transpose_to_fp8(xp)).
 
     use_ue8m0, mn_major_scales: as cast_transpose_to_fp8's.
     """
     op = "grouped_cast_transpose_to_fp8"
     _check_input(x, "x", op, matrix_only=True)
     ks = _arguments.int_list(ks, op, "ks")
+    for g, k in enumerate(ks):  # before the outputs' rows are counted from them
+        if k < 0:
+            raise ValueError(f"fgemm.{op}: argument 'ks' expected non-negative counts, got ks[{g}] = {k}")
     _check_flag(use_ue8m0, "use_ue8m0", op)
     _check_flag(mn_major_scales, "mn_major_scales", op)
     x = _kernel_input(x)

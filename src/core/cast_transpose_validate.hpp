@@ -14,7 +14,7 @@ CastTransposeProblem validate_cast_transpose(const TensorView& x, const TensorVi
                                              const TensorView& xt_fp8, const TensorView& sft, bool use_ue8m0);
 
 // per_block_cast_transpose_to_fp8: x [N, K] -> x_fp8 [N, K], sf [ceil(N/128), ceil(K/128)], xt_fp8 [K, N],
-// sft [ceil(K/128), ceil(N/128)].
+// sft [ceil(K/128), ceil(N/128)]; or a stack of them, each with a leading G.
 CastTransposeProblem validate_per_block_cast_transpose(const TensorView& x, const TensorView& x_fp8,
                                                        const TensorView& sf, const TensorView& xt_fp8,
                                                        const TensorView& sft, bool use_ue8m0);

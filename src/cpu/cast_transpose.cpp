@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "cpu/bf16.hpp"
 #include "cpu/quantize.hpp"
@@ -25,7 +27,7 @@ detail::QuantizeProblem row_wise(const detail::CastTransposeProblem& p) {
   q.device = p.device;
   q.input = p.input;
   q.use_ue8m0 = p.use_ue8m0;
-  q.rows = p.rows, q.cols = p.cols;
+  q.groups = p.groups, q.rows = p.rows, q.cols = p.cols;
   q.x = p.x;
   q.q = p.q;
   q.sf = p.sf;
@@ -58,21 +60,42 @@ void transpose_tile(const detail::CastTransposeProblem& p, std::int64_t row, std
   }
 }
 
-// The transposed codes and scales of 128 x 128 blocks: the row-wise ones (one scale per block), transposed.
+// The transposed codes and scales of 128 x 128 blocks, each matrix of the stack's: the row-wise ones (one scale
+// per block), transposed.
 void transpose_blocks(const detail::CastTransposeProblem& p) {
   const detail::TransposedBand& band = p.bands.front();
-  ThreadPool::instance().run(p.cols, [&](std::int64_t c) {
-    std::uint8_t* transposed_row = p.qt + band.offset + c * band.row_stride;
-    for (std::int64_t r = 0; r < p.rows; ++r) transposed_row[r] = p.q.data[p.q.offset(0, r, c)];
+  ThreadPool::instance().run(p.groups * p.cols, [&](std::int64_t index) {
+    const std::int64_t g = index / p.cols, c = index % p.cols;
+    std::uint8_t* transposed_row = p.qt + g * p.qt_group_stride + band.offset + c * band.row_stride;
+    for (std::int64_t r = 0; r < p.rows; ++r) transposed_row[r] = p.q.data[p.q.offset(g, r, c)];
   });
-  for (std::int64_t rb = 0; rb < p.row_blocks(); ++rb)
-    for (std::int64_t cb = 0; cb < p.col_blocks(); ++cb)
-      p.sft.data[p.sft.offset(0, cb, rb)] = p.sf.data[p.sf.offset(0, rb, cb)];
+  for (std::int64_t g = 0; g < p.groups; ++g)
+    for (std::int64_t rb = 0; rb < p.row_blocks(); ++rb)
+      for (std::int64_t cb = 0; cb < p.col_blocks(); ++cb)
+        p.sft.data[p.sft.offset(g, cb, rb)] = p.sf.data[p.sf.offset(g, rb, cb)];
 }
 
 }  // namespace
 
 void cast_transpose(const detail::CastTransposeProblem& p) {
+  if (p.pads_rows()) {
+    // The rows as the outputs hold them, each expert's padded with zero rows: then every band is x's own.
+    const std::size_t element = dtype_size(p.input);
+    std::vector<std::uint8_t> padded(static_cast<std::size_t>(p.rows * p.cols) * element, 0);
+    detail::CastTransposeProblem on_padded = p;
+    on_padded.x = {padded.data(), 0, p.cols, 1};
+    for (detail::TransposedBand& band : on_padded.bands) {
+      ThreadPool::instance().run(band.x_rows, [&](std::int64_t r) {
+        std::memcpy(padded.data() + (band.first_row + r) * p.cols * element,
+                    static_cast<const std::uint8_t*>(p.x.data) + p.x.offset(0, band.x_first_row + r, 0) * element,
+                    p.cols * element);
+      });
+      band.x_first_row = band.first_row;
+      band.x_rows = band.rows;
+    }
+    cast_transpose(on_padded);
+    return;
+  }
   quantize(row_wise(p));
   if (p.block == detail::ScaleBlock::Block) {
     transpose_blocks(p);

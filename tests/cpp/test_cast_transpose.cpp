@@ -101,6 +101,39 @@ TEST(CastTransposeCpu, PerBlockHalvesAreThePerBlockQuantizationsOfXAndItsTranspo
   expect_halves_of_x_and_its_transpose(true);
 }
 
+TEST(CastTransposeCpu, EachMatrixOfAStackIsCastTransposedOnItsOwn) {
+  const std::int64_t groups = 3, rows = 200, cols = 130;
+  const std::int64_t size = rows * cols, row_blocks = 2, col_blocks = 2, blocks = row_blocks * col_blocks;
+  std::vector<float> x(groups * size);
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::vector<float> matrix = sample(rows, cols);
+    // A magnitude of its own per matrix, so that a scale taken from the wrong one shows.
+    for (std::int64_t i = 0; i < size; ++i) x[g * size + i] = matrix[i] * static_cast<float>(1 << (4 * g));
+  }
+  std::vector<std::uint8_t> codes(x.size()), transposed(x.size());
+  std::vector<float> scales(groups * blocks), transposed_scales(groups * blocks);
+  per_block_cast_transpose_to_fp8(make_tensor_view(x.data(), DType::F32, {groups, rows, cols}),
+                                  make_tensor_view(codes.data(), DType::E4M3, {groups, rows, cols}),
+                                  make_tensor_view(scales.data(), DType::F32, {groups, row_blocks, col_blocks}),
+                                  make_tensor_view(transposed.data(), DType::E4M3, {groups, cols, rows}),
+                                  make_tensor_view(transposed_scales.data(), DType::F32,
+                                                   {groups, col_blocks, row_blocks}));
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::vector<float> matrix(x.begin() + g * size, x.begin() + (g + 1) * size);
+    const Quantized row_wise = per_block(matrix, rows, cols);
+    const Quantized of_transpose = per_block(transpose(matrix, rows, cols), cols, rows);
+    EXPECT_EQ(std::vector<std::uint8_t>(codes.begin() + g * size, codes.begin() + (g + 1) * size), row_wise.codes)
+        << "matrix " << g;
+    EXPECT_EQ(std::vector<std::uint8_t>(transposed.begin() + g * size, transposed.begin() + (g + 1) * size),
+              of_transpose.codes)
+        << "matrix " << g;
+    for (std::int64_t i = 0; i < blocks; ++i) {
+      EXPECT_TRUE(same_scale(scales[g * blocks + i], row_wise.scales[i])) << g << ", " << i;
+      EXPECT_TRUE(same_scale(transposed_scales[g * blocks + i], of_transpose.scales[i])) << g << ", " << i;
+    }
+  }
+}
+
 TEST(CastTransposeCpu, GroupedBlocksFollowEachOtherAndSkipEmptyExperts) {
   const std::int64_t h = 3;
   const std::vector<std::int64_t> ks = {128, 0, 256};
@@ -162,14 +195,17 @@ TEST(CastTransposeArguments, NameTheArgumentAndWhatWasExpected) {
 
   Buffers g;
   g.transposed_view = make_tensor_view(g.transposed.data(), DType::E4M3, {256 * 64});
-  std::vector<std::int64_t> ks = {128, 64, 64};
+  std::vector<std::int64_t> ks = {128, -64, 192};
   const auto grouped = [&g, &ks] {
     grouped_cast_transpose_to_fp8(g.x_view, ks, g.codes_view, g.scales_view, g.transposed_view,
                                   g.transposed_scales_view);
   };
   EXPECT_EQ(error_of(grouped),
-            "fgemm.grouped_cast_transpose_to_fp8: argument 'ks' expected counts that are non-negative multiples of "
-            "128, got ks[1] = 64");
+            "fgemm.grouped_cast_transpose_to_fp8: argument 'ks' expected non-negative counts, got ks[1] = -64");
+  ks = {128, 64, 64};  // each expert padded to 128 rows: outputs of 384 rows, not x's 256
+  EXPECT_EQ(error_of(grouped),
+            "fgemm.grouped_cast_transpose_to_fp8: argument 'x_fp8' expected shape [384, 64] (the shape of x with "
+            "each expert's rows padded to a multiple of 128), got [256, 64]");
   ks = {128};
   EXPECT_EQ(error_of(grouped),
             "fgemm.grouped_cast_transpose_to_fp8: argument 'ks' sums to 128, but x has 256 rows");
@@ -193,6 +229,22 @@ TEST(CastTransposeArguments, NameTheArgumentAndWhatWasExpected) {
             "block of x's transpose, [ceil(K/128), ceil(N/128)]), got [64, 2]");
   w.transposed_scales_view = make_tensor_view(w.transposed_scales.data(), DType::F32, {1, 2});
   EXPECT_EQ(error_of(per_block), "no error");
+
+  // A stack of two [128, 64] matrices: every output takes the leading 2.
+  w.x_view = make_tensor_view(w.x.data(), DType::BF16, {2, 128, 64});
+  w.codes_view = make_tensor_view(w.codes.data(), DType::E4M3, {2, 128, 64});
+  w.scales_view = make_tensor_view(w.scales.data(), DType::F32, {2, 1, 1});
+  w.transposed_view = make_tensor_view(w.transposed.data(), DType::E4M3, {64, 256});
+  w.transposed_scales_view = make_tensor_view(w.transposed_scales.data(), DType::F32, {2, 1, 1});
+  EXPECT_EQ(error_of(per_block),
+            "fgemm.per_block_cast_transpose_to_fp8: argument 'xt_fp8' expected shape [2, 64, 128] (the shape of x's "
+            "matrices transposed, [G, K, N]), got [64, 256]");
+  w.transposed_view = make_tensor_view(w.transposed.data(), DType::E4M3, {2, 64, 128});
+  EXPECT_EQ(error_of(per_block), "no error");
+  w.x_view = make_tensor_view(w.x.data(), DType::BF16, {128});
+  EXPECT_EQ(error_of(per_block),
+            "fgemm.per_block_cast_transpose_to_fp8: argument 'x' expected a 2-D tensor [N, K] or a 3-D tensor "
+            "[G, N, K], got shape [128]");
 }
 
 TEST(CastTransposeArguments, EmptyInputsReturnWithoutTouchingMemory) {

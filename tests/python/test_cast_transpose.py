@@ -63,16 +63,33 @@ def test_per_block_matches_per_block_of_the_weight_and_of_its_transpose(n, k, dt
     assert out[2].shape == (k, n) and out[3].shape == (math.ceil(k / 128), math.ceil(n / 128))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("g,n,k", [(1, 128, 128), (3, 200, 130), (2, 1, 300), (4, 257, 16)])
+def test_per_block_of_a_stack_is_that_of_each_matrix(g, n, k, dtype):
+    # A magnitude of its own per matrix, so that a scale taken from the wrong one shows.
+    x = random_input((g, n, k), dtype, torch.Generator().manual_seed(g * 101 + n + k))
+    x *= (16.0 ** torch.arange(g)).to(dtype)[:, None, None]
+    out = fgemm.per_block_cast_transpose_to_fp8(x)
+    assert [t.shape for t in out] == [(g, n, k), (g, math.ceil(n / 128), math.ceil(k / 128)), (g, k, n),
+                                     (g, math.ceil(k / 128), math.ceil(n / 128))]
+    assert all(t.is_contiguous() for t in out)
+    for i in range(g):
+        assert_same([t[i] for t in out], fgemm.per_block_cast_to_fp8(x[i]) + fgemm.per_block_cast_to_fp8(x[i].t()),
+                    f"matrix {i} of [{g}, {n}, {k}] {dtype}")
+
+
 def test_per_block_of_no_rows_or_no_columns():
     for n, k in ((0, 300), (300, 0)):
         out = fgemm.per_block_cast_transpose_to_fp8(torch.randn(n, k))
         assert [t.shape for t in out] == [(n, k), (math.ceil(n / 128), math.ceil(k / 128)), (k, n),
                                          (math.ceil(k / 128), math.ceil(n / 128))]
+    out = fgemm.per_block_cast_transpose_to_fp8(torch.randn(0, 256, 128))
+    assert [t.shape for t in out] == [(0, 256, 128), (0, 2, 1), (0, 128, 256), (0, 1, 2)]
 
 
 def test_per_block_checks_its_arguments():
     with pytest.raises(ValueError, match="per_block_cast_transpose_to_fp8: argument 'x'"):
-        fgemm.per_block_cast_transpose_to_fp8(torch.randn(2, 128, 128))
+        fgemm.per_block_cast_transpose_to_fp8(torch.randn(2, 2, 128, 128))
     with pytest.raises(TypeError, match="per_block_cast_transpose_to_fp8: argument 'use_ue8m0'"):
         fgemm.per_block_cast_transpose_to_fp8(torch.randn(128, 128), use_ue8m0=1)
 
@@ -163,6 +180,23 @@ def test_grouped_matches_each_experts_transpose(ks, h, dtype, use_ue8m0):
     assert_same_scales(out[3], ungrouped[3])
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ks,h", [([100, 0, 1, 300], 200), ([127], 64), ([129, 128], 16), ([0, 5], 300)])
+def test_grouped_pads_each_expert_to_whole_blocks(ks, h, dtype):
+    # Counts that are not multiples of 128: the outputs are those of x with each expert's rows followed by zero
+    # rows up to a multiple of 128, as the grouped GEMMs' aligned layout holds them.
+    x = random_input((sum(ks), h), dtype, torch.Generator().manual_seed(sum(ks) + h))
+    padded_counts = [-(-k // 128) * 128 for k in ks]
+    padded = torch.zeros(sum(padded_counts), h, dtype=dtype)
+    start = 0
+    for k, rows in zip(ks, x.split(ks)):
+        padded[start : start + k] = rows
+        start += -(-k // 128) * 128
+    out = fgemm.grouped_cast_transpose_to_fp8(x, ks)
+    assert_same(out, fgemm.grouped_cast_transpose_to_fp8(padded, padded_counts), f"for ks={ks}, H={h}, {dtype}")
+    assert_same(out, grouped_cast_transpose(padded, padded_counts))
+
+
 def test_grouped_many_experts_and_row_major_scales():
     ks = [128 * (g % 3) for g in range(40)]  # 40 experts, every third empty
     x = random_input((sum(ks), 200), torch.bfloat16, torch.Generator().manual_seed(37))
@@ -248,10 +282,10 @@ def grouped_outputs(rows=256, h=64):
 
 
 @pytest.mark.parametrize("ks,words", [
-    ([128, 100, 28], r"expected counts that are non-negative multiples of 128, got ks\[1\] = 100"),
-    ([-128, 384], r"expected counts that are non-negative multiples of 128, got ks\[0\] = -128"),
+    ([-128, 384], r"expected non-negative counts, got ks\[0\] = -128"),
+    ([-256], r"expected non-negative counts, got ks\[0\] = -256"),
     ([128], "sums to 128, but x has 256 rows"),
-    ([128, 128, 128], "sums to 384, but x has 256 rows"),
+    ([128, 100, 29], "sums to 257, but x has 256 rows"),
 ])
 def test_grouped_rejects_bad_counts(ks, words):
     with pytest.raises(ValueError, match=f"grouped_cast_transpose_to_fp8: argument 'ks' {words}"):

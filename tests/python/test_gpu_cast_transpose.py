@@ -91,6 +91,41 @@ def test_grouped_matches_reference_and_cpu(ks, h, dtype, use_ue8m0):
     assert_same(out, cpu, f"against the CPU backend for ks={ks[:8]}.. H={h} {dtype}")
 
 
+def padded_rows(x, ks):
+    """x [sum(ks), H] with each expert's rows followed by zero rows up to a multiple of 128, and those counts."""
+    padded_counts = [-(-k // 128) * 128 for k in ks]
+    padded = x.new_zeros(sum(padded_counts), x.size(1))
+    start = 0
+    for k, rows in zip(ks, x.split(ks)):
+        padded[start : start + k] = rows
+        start += -(-k // 128) * 128
+    return padded, padded_counts
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ks,h", [([100, 0, 1, 300], 7168), ([127], 64), ([129, 128], 2048), ([0, 5], 300),
+                                  ([1000 * (g % 3) + g for g in range(40)], 256)])  # two launches
+def test_grouped_pads_each_expert_to_whole_blocks_as_the_cpu(ks, h, dtype):
+    x = on_gpu((sum(ks), h), dtype, sum(ks) + h)
+    out = fgemm.grouped_cast_transpose_to_fp8(x, ks)
+    padded, padded_counts = padded_rows(x, ks)
+    assert_same(out, grouped_cast_transpose(padded, padded_counts), f"for ks={ks[:8]}.. H={h} {dtype}")
+    assert_same(out, fgemm.grouped_cast_transpose_to_fp8(x.cpu(), ks), f"against the CPU for ks={ks[:8]}..")
+
+
+def test_grouped_padding_writes_only_the_padded_outputs():
+    ks, h = [100, 0, 300], 200
+    x = on_gpu((sum(ks), h), torch.bfloat16, 47)
+    rows = 128 + 384
+    storage = torch.full((rows * h + 64,), 0x55, dtype=torch.uint8, device="cuda")
+    flat = storage[16 : 16 + rows * h].view(torch.float8_e4m3fn)
+    codes = torch.empty(rows, h, dtype=torch.float8_e4m3fn, device="cuda")
+    sf, sft = torch.empty(rows, 2, device="cuda"), torch.empty(h, rows // 128, device="cuda")
+    fgemm._C.grouped_cast_transpose_to_fp8(x, ks, codes, sf, flat, sft, False)
+    assert_same((codes, sf, flat, sft), grouped_cast_transpose(*padded_rows(x, ks)))
+    assert (storage[:16] == 0x55).all() and (storage[16 + rows * h :] == 0x55).all()
+
+
 @pytest.mark.parametrize("m,k,offset", [(304, 1008, 16), (300, 1000, 3)])  # 16-byte paths, element paths
 def test_writes_stay_inside_the_outputs(m, k, offset):
     x = on_gpu((m, k), torch.bfloat16, 44)
@@ -153,6 +188,40 @@ def test_per_block_matches_per_block_of_the_weight_and_of_its_transpose_and_the_
     assert_same(out, cpu, f"against the CPU backend for [{n}, {k}] {dtype}")
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("g,n,k", [(8, 2048, 7168), (3, 2112, 1000), (5, 100, 256), (2, 257, 130)])
+def test_per_block_of_a_stack_is_that_of_each_matrix_and_the_cpu(g, n, k, dtype):
+    # A magnitude of its own per matrix, so that a scale taken from the wrong one shows.
+    x = on_gpu((g, n, k), dtype, g * 101 + n + k) * (16.0 ** torch.arange(g, device="cuda")).to(dtype)[:, None, None]
+    out = fgemm.per_block_cast_transpose_to_fp8(x)
+    assert [t.shape for t in out] == [(g, n, k), (g, math.ceil(n / 128), math.ceil(k / 128)), (g, k, n),
+                                     (g, math.ceil(k / 128), math.ceil(n / 128))]
+    for i in range(g):
+        assert_same([t[i] for t in out], fgemm.per_block_cast_to_fp8(x[i]) + fgemm.per_block_cast_to_fp8(x[i].t()),
+                    f"matrix {i} of [{g}, {n}, {k}] {dtype}")
+    assert_same(out, fgemm.per_block_cast_transpose_to_fp8(x.cpu()), f"against the CPU backend for [{g}, {n}, {k}]")
+
+
+def test_per_block_of_a_stack_writes_only_its_matrices():
+    g, n, k = 3, 300, 200
+    x = on_gpu((g, n, k), torch.bfloat16, 49)
+    poison = 0x55
+    # Each output a slice of a larger stack: matrices 1 .. g of g + 2, so that a write past either end shows.
+    code_storage = torch.full((g + 2, n, k), poison, dtype=torch.uint8, device="cuda")
+    transposed_storage = torch.full((g + 2, k, n), poison, dtype=torch.uint8, device="cuda")
+    nb, kb = math.ceil(n / 128), math.ceil(k / 128)
+    sf_storage = torch.full((g + 2, nb, kb), float("nan"), device="cuda")
+    sft_storage = torch.full((g + 2, kb, nb), float("nan"), device="cuda")
+    inside = slice(1, g + 1)
+    outputs = (code_storage[inside].view(torch.float8_e4m3fn), sf_storage[inside],
+               transposed_storage[inside].view(torch.float8_e4m3fn), sft_storage[inside])
+    fgemm._C.per_block_cast_transpose_to_fp8(x, *outputs, False)
+    assert_same(outputs, fgemm.per_block_cast_transpose_to_fp8(x.cpu()))
+    for storage in (code_storage, transposed_storage, sf_storage, sft_storage):
+        for outside in (storage[0], storage[g + 1]):
+            assert (outside.isnan() if storage.is_floating_point() else outside == poison).all()
+
+
 def test_per_block_writes_stay_inside_the_outputs():
     n, k = 300, 1000
     x = on_gpu((n, k), torch.bfloat16, 48)
@@ -179,7 +248,7 @@ def test_per_block_writes_stay_inside_the_outputs():
 
 
 # Both access widths of x and of the transposed codes, both input types, both scale layouts, the grouped layout
-# over two launches, and a weight's blocks.
+# over two launches and with padded experts, and a weight's blocks, alone and in a stack.
 SANITIZED_PROGRAM = """
 import torch, fgemm
 for shape, dtype in [((300, 400), torch.bfloat16), ((130, 260), torch.float32), ((256, 136), torch.bfloat16)]:
@@ -187,7 +256,10 @@ for shape, dtype in [((300, 400), torch.bfloat16), ((130, 260), torch.float32), 
     fgemm.cast_transpose_to_fp8(x)
     fgemm.cast_transpose_to_fp8(x, mn_major_scales=False)
     fgemm.per_block_cast_transpose_to_fp8(x)
+fgemm.per_block_cast_transpose_to_fp8(torch.randn(3, 200, 136, device="cuda", dtype=torch.bfloat16))
 ks = [128 * (g % 2) for g in range(70)]
+fgemm.grouped_cast_transpose_to_fp8(torch.randn(sum(ks), 200, device="cuda", dtype=torch.bfloat16), ks)
+ks = [100, 0, 300]
 fgemm.grouped_cast_transpose_to_fp8(torch.randn(sum(ks), 200, device="cuda", dtype=torch.bfloat16), ks)
 torch.cuda.synchronize()
 """

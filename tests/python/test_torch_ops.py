@@ -273,8 +273,9 @@ def test_opcheck_cast_transpose(mn_major_scales):
 
 
 @pytest.mark.parametrize("use_ue8m0", [False, True])
-def test_opcheck_per_block_cast_transpose(use_ue8m0):
-    x = torch.randn(200, 300, generator=gen())
+@pytest.mark.parametrize("shape", [(200, 300), (3, 200, 136)])
+def test_opcheck_per_block_cast_transpose(shape, use_ue8m0):
+    x = torch.randn(*shape, generator=gen())
     torch.library.opcheck(torch.ops.fgemm.per_block_cast_transpose_to_fp8, (x, use_ue8m0), test_utils=WITHOUT_SCHEMA)
 
 
@@ -285,12 +286,18 @@ def test_cast_transpose_on_fake_and_meta_tensors_gives_the_eager_shapes(mn_major
     def both(x):
         return (fgemm.cast_transpose_to_fp8(x, mn_major_scales=mn_major_scales)
                 + fgemm.grouped_cast_transpose_to_fp8(x, CAST_TRANSPOSE_KS, mn_major_scales=mn_major_scales)
+                + fgemm.grouped_cast_transpose_to_fp8(x, [100, 0, 284], mn_major_scales=mn_major_scales)
                 + fgemm.per_block_cast_transpose_to_fp8(x))
 
     expected = [(t.shape, t.stride(), t.dtype) for t in both(x)]
     with FakeTensorMode() as mode:
         fake = both(mode.from_tensor(x))
     meta = both(x.to("meta"))
+    stack = x.view(3, 128, 100)
+    expected += [(t.shape, t.stride(), t.dtype) for t in fgemm.per_block_cast_transpose_to_fp8(stack)]
+    with FakeTensorMode() as mode:
+        fake += fgemm.per_block_cast_transpose_to_fp8(mode.from_tensor(stack))
+    meta += fgemm.per_block_cast_transpose_to_fp8(stack.to("meta"))
     for outputs in (fake, meta):
         assert [(t.shape, t.stride(), t.dtype) for t in outputs] == expected
     assert all(t.is_meta for t in meta)
