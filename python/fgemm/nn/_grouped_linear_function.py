@@ -6,9 +6,8 @@ from typing import Optional
 import torch
 
 from ..gemm import k_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_contiguous
-from ..quantize import per_block_cast_to_fp8
+from ..quantize import grouped_cast_transpose_to_fp8, per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
 from ._expert_rows import ExpertRows
-from ..quantize import grouped_cast_transpose_to_fp8
 
 
 def _grouped_gemm(a, b, layout: ExpertRows, dtype: torch.dtype) -> torch.Tensor:
@@ -28,35 +27,48 @@ class GroupedLinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], layout: ExpertRows,
                 main_grad: Optional[torch.Tensor]) -> torch.Tensor:
-        x_fp8, x_scales, xt_flat, xt_scales = grouped_cast_transpose_to_fp8(layout.pad(x), layout.padded_counts)
-        w_fp8, w_scales = per_block_cast_to_fp8(weight)
+        # x's tokens quantized into the padded layout, both ways, the padding rows zeros: the weight gradient's K
+        # runs over them, and zeros add nothing.
+        x_fp8, x_scales, xt_flat, xt_scales = grouped_cast_transpose_to_fp8(x, layout.counts)
+        # The input gradient reads each W[g] transposed: where it will be computed, the experts' weights are
+        # quantized both ways in one read (the codes and scales of W[g]^T's 128x128 blocks are W[g]'s, transposed).
+        if ctx.needs_input_grad[0]:
+            w_fp8, w_scales, wt_fp8, wt_scales = per_block_cast_transpose_to_fp8(weight)
+        else:
+            (w_fp8, w_scales), wt_fp8, wt_scales = per_block_cast_to_fp8(weight), None, None
         y = _grouped_gemm((x_fp8, x_scales), (w_fp8, w_scales), layout, x.dtype)
         if bias is not None:
             y += bias.index_select(0, layout.experts)
-        ctx.save_for_backward(xt_flat, xt_scales, w_fp8, w_scales)
+        ctx.save_for_backward(xt_flat, xt_scales, wt_fp8, wt_scales)
+        ctx.weight_shape = weight.shape
         ctx.layout = layout
         ctx.main_grad = main_grad
         return y
 
     @staticmethod
     def backward(ctx, dy: torch.Tensor):
-        xt_flat, xt_scales, w_fp8, w_scales = ctx.saved_tensors
+        xt_flat, xt_scales, wt_fp8, wt_scales = ctx.saved_tensors
         x_needs_grad, weight_needs_grad, bias_needs_grad, _, _ = ctx.needs_input_grad
         layout = ctx.layout
-        dy_fp8, dy_scales, dyt_flat, dyt_scales = grouped_cast_transpose_to_fp8(layout.pad(dy), layout.padded_counts)
+        dy_fp8, dy_scales, dyt_flat, dyt_scales = grouped_cast_transpose_to_fp8(dy, layout.counts)
         dx = dw = db = None
         if x_needs_grad:
-            # dx = dy W[g] per expert, B[g] = W[g]^T [in, out]: the transposed codes and scales of W[g]'s 128x128
-            # blocks, not quantized a second time.
-            w_transposed = (w_fp8.transpose(1, 2).contiguous(), w_scales.transpose(1, 2).contiguous())
-            dx = _grouped_gemm((dy_fp8, dy_scales), w_transposed, layout, dy.dtype)
+            # dx = dy W[g] per expert, B[g] = W[g]^T [in, out].
+            dx = _grouped_gemm((dy_fp8, dy_scales), (wt_fp8, wt_scales), layout, dy.dtype)
         if weight_needs_grad:
             # dW[g] = dy_g^T x_g, K = expert g's padded tokens: A_g = dy_g^T [out, ks[g]], B_g = x_g^T [in, ks[g]].
-            d = ctx.main_grad if ctx.main_grad is not None else dy.new_zeros(w_fp8.shape, dtype=torch.float32)
+            # Added in FP32 to main_grad; or written in BF16 by the GEMM, which rounds its FP32 sums once, as a
+            # conversion afterwards would (an FP32 gradient: accumulated onto zeros).
+            if ctx.main_grad is not None:
+                d, c = ctx.main_grad, ctx.main_grad
+            elif dy.dtype == torch.bfloat16:
+                d, c = dy.new_empty(ctx.weight_shape), None
+            else:
+                d = c = dy.new_zeros(ctx.weight_shape, dtype=torch.float32)
             k_grouped_fp8_gemm_nt_contiguous((dyt_flat, dyt_scales), (xt_flat, xt_scales), d, layout.padded_counts,
-                                             layout.padded_counts_tensor, c=d)
-            dw = None if ctx.main_grad is not None else d.to(dy.dtype)
+                                             layout.padded_counts_tensor, c=c)
+            dw = None if ctx.main_grad is not None else d
         if bias_needs_grad:
-            db = dy.new_zeros((w_fp8.size(0), dy.size(1)), dtype=torch.float32)
+            db = dy.new_zeros((ctx.weight_shape[0], dy.size(1)), dtype=torch.float32)
             db = db.index_add_(0, layout.experts, dy.float()).to(dy.dtype)
         return dx, dw, db, None, None
