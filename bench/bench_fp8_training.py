@@ -24,7 +24,6 @@ Before timing, y, x.grad and the weight gradient of one step are compared with t
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -32,7 +31,7 @@ import torch
 
 import fgemm
 from fgemm.bench.cpu_timing import median_ms
-from fgemm.bench.gpu_timing import kernel_breakdown_us, paired_times_us, rested_flush_buffer
+from fgemm.bench.gpu_timing import event_times_us, kernel_breakdown_us, paired_times_us, rested_flush_buffer
 
 FEATURES = [(7168, 2112), (7168, 4096), (2048, 7168)]
 TOKENS = [4096, 16384]
@@ -50,44 +49,26 @@ def layers(in_features, out_features, fuse, device):
     return fp8, bf16
 
 
-def training_step(layer, x, dy):
-    """One forward and backward; the previous step's gradients are dropped, not accumulated into."""
+def training_step(layer, x, dy, *inputs):
+    """One forward, layer(x, *inputs), and backward; the previous step's gradients are dropped, not accumulated
+    into."""
     def step():
         layer.weight.grad = None
         x.grad = None
-        layer(x).backward(dy)
+        layer(x, *inputs).backward(dy)
     return step
 
 
-def step_outputs(layer, x, dy):
+def step_outputs(layer, x, dy, *inputs):
     """y, x.grad and the weight gradient (main_grad where the layer accumulates into it) of one step from zero."""
     main_grad = getattr(layer.weight, "main_grad", None)
     if main_grad is not None:
         main_grad.zero_()
     x.grad = None
     layer.weight.grad = None
-    y = layer(x)
+    y = layer(x, *inputs)
     y.backward(dy)
     return y.detach(), x.grad, layer.weight.grad if main_grad is None else main_grad
-
-
-def event_times_us(fns, flush, rounds=4, warmup=3, repeats=15):
-    """Median time of each function between CUDA events recorded around it, each call started on an idle GPU
-    after L2 is flushed, the functions alternating in rounds."""
-    samples = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, fn_samples in zip(fns, samples):
-            for call in range(warmup + repeats):
-                flush.zero_()
-                torch.cuda.synchronize()
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                fn()
-                end.record()
-                end.synchronize()
-                if call >= warmup:
-                    fn_samples.append(start.elapsed_time(end) * 1e3)
-    return [statistics.median(fn_samples) for fn_samples in samples]
 
 
 def measure(tokens, in_features, out_features, fuse, device, flush, breakdown=False):

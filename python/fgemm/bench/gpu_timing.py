@@ -100,3 +100,23 @@ def paired_times_us(fns, flush, rounds=4, warmup=3, repeats=15):
     for run in range(rounds * len(fns)):
         samples[run % len(fns)] += times[run * per_run + warmup:(run + 1) * per_run]
     return [statistics.median(fn_times) for fn_times in samples]
+
+
+def event_times_us(fns, flush, rounds=4, warmup=3, repeats=15):
+    """Median wall time (µs) of each function between CUDA events recorded around it, each call started on an idle
+    GPU after L2 is flushed, the functions alternating in rounds: the kernel time plus the waits for the host to
+    launch each kernel."""
+    samples = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, fn_samples in zip(fns, samples):
+            for call in range(warmup + repeats):
+                flush.zero_()
+                torch.cuda.synchronize()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                end.record()
+                end.synchronize()
+                if call >= warmup:
+                    fn_samples.append(start.elapsed_time(end) * 1e3)
+    return [statistics.median(fn_samples) for fn_samples in samples]
