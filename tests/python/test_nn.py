@@ -210,6 +210,65 @@ def test_grouped_linear_takes_a_batch_without_tokens():
     assert y.shape == (0, OUT_FEATURES) and x.grad.shape == x.shape and not layer.weight.grad.any()
 
 
+# ---- the weight quantized once per optimizer step (is_first_microbatch) ----
+
+def micro_batch_step(layer, x, dy, *inputs, **options):
+    """y, x.grad and the weight gradient of one micro-batch, the gradients starting from none."""
+    x = leaf(x)
+    layer.weight.grad = None
+    y = layer(x, *inputs, **options)
+    y.backward(dy)
+    return y.detach(), x.grad, layer.weight.grad
+
+
+LAYERS = {
+    "linear": (lambda device: Linear(IN_FEATURES, OUT_FEATURES, device=device), (), 100),
+    "grouped": (lambda device: GroupedLinear(3, IN_FEATURES, OUT_FEATURES, device=device), ([40, 0, 90],), 130),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", LAYERS)
+def test_micro_batches_after_the_first_reuse_its_codes_with_the_same_bits(device, kind):
+    make, inputs, tokens = LAYERS[kind]
+    torch.manual_seed(8)
+    layer = make(device)
+    x = torch.randn(tokens, IN_FEATURES, dtype=torch.bfloat16, device=device)
+    dy = torch.randn(tokens, OUT_FEATURES, dtype=torch.bfloat16, device=device)
+    uncached = micro_batch_step(layer, x, dy, *inputs)
+    first = micro_batch_step(layer, x, dy, *inputs, is_first_microbatch=True)
+    with torch.no_grad():  # a write the weight's version does not see: the kept codes are still used
+        layer.weight.data.mul_(2)
+    later = micro_batch_step(layer, x, dy, *inputs, is_first_microbatch=False)
+    for a, b, c in zip(uncached, first, later):
+        assert torch.equal(a, b) and torch.equal(a, c)
+    requantized = micro_batch_step(layer, x, dy, *inputs, is_first_microbatch=True)
+    assert not torch.equal(requantized[0], first[0])  # the doubled weight, quantized anew
+    layer.weight.data.div_(2)
+    assert all(torch.equal(a, b) for a, b in zip(micro_batch_step(layer, x, dy, *inputs), uncached))
+
+
+@pytest.mark.parametrize("kind", LAYERS)
+def test_a_later_micro_batch_needs_the_codes_of_this_step(kind):
+    make, inputs, tokens = LAYERS[kind]
+    layer = make("cpu")
+    x = torch.randn(tokens, IN_FEATURES, dtype=torch.bfloat16)
+    name = type(layer).__name__
+    with pytest.raises(ValueError, match=f"nn.{name}: argument 'is_first_microbatch' is False, but no earlier"):
+        layer(x, *inputs, is_first_microbatch=False)
+    layer(x, *inputs, is_first_microbatch=True)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+    layer(x, *inputs, is_first_microbatch=False).float().sum().backward()
+    optimizer.step()  # updates the weight in place
+    with pytest.raises(ValueError, match="the weight changed since the micro-batch that quantized it"):
+        layer(x, *inputs, is_first_microbatch=False)
+    layer(x, *inputs, is_first_microbatch=True)
+    layer(x, *inputs)  # None: the layer quantizes the weight itself, and the kept codes stay
+    layer(x, *inputs, is_first_microbatch=False)
+    with pytest.raises(TypeError, match="argument 'is_first_microbatch' expected a bool or None, got int"):
+        layer(x, *inputs, is_first_microbatch=1)
+
+
 def test_grouped_linear_initialises_each_expert_as_torch_linear():
     torch.manual_seed(8)
     layer = GroupedLinear(2, IN_FEATURES, OUT_FEATURES, bias=True)

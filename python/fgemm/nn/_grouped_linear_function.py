@@ -8,6 +8,7 @@ import torch
 from ..gemm import k_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_contiguous
 from ..quantize import grouped_cast_transpose_to_fp8, per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
 from ._expert_rows import ExpertRows
+from ._weight_cache import QuantizedWeight
 
 
 def _grouped_gemm(a, b, layout: ExpertRows, dtype: torch.dtype) -> torch.Tensor:
@@ -22,17 +23,20 @@ class GroupedLinearFunction(torch.autograd.Function):
     W [G, out, in], b [G, out] (or None), all of one dtype; y [T, out] in that dtype.
 
     main_grad: None, and W's gradient is returned; or weight.main_grad (FP32 [G, out, in]), to which the
-    gradient is added in place, and None is returned as W's gradient."""
+    gradient is added in place, and None is returned as W's gradient. quantized_weight: None, and W is quantized
+    here; or per_block_cast_transpose_to_fp8(W), kept from an earlier micro-batch (WeightCache)."""
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], layout: ExpertRows,
-                main_grad: Optional[torch.Tensor]) -> torch.Tensor:
+                main_grad: Optional[torch.Tensor], quantized_weight: Optional[QuantizedWeight]) -> torch.Tensor:
         # x's tokens quantized into the padded layout, both ways, the padding rows zeros: the weight gradient's K
         # runs over them, and zeros add nothing.
         x_fp8, x_scales, xt_flat, xt_scales = grouped_cast_transpose_to_fp8(x, layout.counts)
         # The input gradient reads each W[g] transposed: where it will be computed, the experts' weights are
         # quantized both ways in one read (the codes and scales of W[g]^T's 128x128 blocks are W[g]'s, transposed).
-        if ctx.needs_input_grad[0]:
+        if quantized_weight is not None:
+            w_fp8, w_scales, wt_fp8, wt_scales = quantized_weight
+        elif ctx.needs_input_grad[0]:
             w_fp8, w_scales, wt_fp8, wt_scales = per_block_cast_transpose_to_fp8(weight)
         else:
             (w_fp8, w_scales), wt_fp8, wt_scales = per_block_cast_to_fp8(weight), None, None
@@ -48,7 +52,7 @@ class GroupedLinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy: torch.Tensor):
         xt_flat, xt_scales, wt_fp8, wt_scales = ctx.saved_tensors
-        x_needs_grad, weight_needs_grad, bias_needs_grad, _, _ = ctx.needs_input_grad
+        x_needs_grad, weight_needs_grad, bias_needs_grad, _, _, _ = ctx.needs_input_grad
         layout = ctx.layout
         dy_fp8, dy_scales, dyt_flat, dyt_scales = grouped_cast_transpose_to_fp8(dy, layout.counts)
         dx = dw = db = None
@@ -71,4 +75,4 @@ class GroupedLinearFunction(torch.autograd.Function):
         if bias_needs_grad:
             db = dy.new_zeros((ctx.weight_shape[0], dy.size(1)), dtype=torch.float32)
             db = db.index_add_(0, layout.experts, dy.float()).to(dy.dtype)
-        return dx, dw, db, None, None
+        return dx, dw, db, None, None, None

@@ -7,6 +7,7 @@ import torch
 
 from ..gemm import fp8_gemm_nt
 from ..quantize import cast_transpose_to_fp8, per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
+from ._weight_cache import QuantizedWeight
 from ._tokens import pad_tokens
 
 # The weight gradient's recipe: both operands (the output gradient and the input, transposed) per 1x128 block.
@@ -17,11 +18,12 @@ class LinearFunction(torch.autograd.Function):
     """y = x W^T + b for x [T, in], W [out, in], b [out] (or None), all of one dtype; y in that dtype.
 
     main_grad: None, and W's gradient is returned; or weight.main_grad (FP32 [out, in]), to which the gradient
-    is added in place, and None is returned as W's gradient."""
+    is added in place, and None is returned as W's gradient. quantized_weight: None, and W is quantized here; or
+    per_block_cast_transpose_to_fp8(W), kept from an earlier micro-batch (WeightCache)."""
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
-                main_grad: Optional[torch.Tensor]) -> torch.Tensor:
+                main_grad: Optional[torch.Tensor], quantized_weight: Optional[QuantizedWeight]) -> torch.Tensor:
         tokens = x.size(0)
         # The tokens are padded for the transposed copy, which the weight gradient reads with the tokens as K;
         # the forward GEMM reads the rows of the real tokens only.
@@ -29,7 +31,9 @@ class LinearFunction(torch.autograd.Function):
         # The input gradient reads W transposed: where it will be computed, W is quantized both ways in one read.
         # A 128x128 block of W is one of W^T, so W^T's codes and scales are W's transposed: the same numbers, not
         # quantized a second time.
-        if ctx.needs_input_grad[0]:
+        if quantized_weight is not None:
+            w_fp8, w_scales, wt_fp8, wt_scales = quantized_weight
+        elif ctx.needs_input_grad[0]:
             w_fp8, w_scales, wt_fp8, wt_scales = per_block_cast_transpose_to_fp8(weight)
         else:
             (w_fp8, w_scales), wt_fp8, wt_scales = per_block_cast_to_fp8(weight), None, None
@@ -45,7 +49,7 @@ class LinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy: torch.Tensor):
         xt_fp8, xt_scales, wt_fp8, wt_scales = ctx.saved_tensors
-        x_needs_grad, weight_needs_grad, bias_needs_grad, _ = ctx.needs_input_grad
+        x_needs_grad, weight_needs_grad, bias_needs_grad, _, _ = ctx.needs_input_grad
         tokens = dy.size(0)
         dy_fp8, dy_scales, dyt_fp8, dyt_scales = cast_transpose_to_fp8(pad_tokens(dy))
         dx = dw = db = None
@@ -65,4 +69,4 @@ class LinearFunction(torch.autograd.Function):
                 fp8_gemm_nt(*operands, dw, recipe=RECIPE_1D1D)
         if bias_needs_grad:
             db = dy.sum(0, dtype=torch.float32).to(dy.dtype)
-        return dx, dw, db, None
+        return dx, dw, db, None, None

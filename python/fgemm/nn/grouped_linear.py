@@ -1,7 +1,7 @@
 """fgemm.nn.GroupedLinear: a mixture of experts' linear layer, one weight per expert, its GEMMs grouped and in
 FP8."""
 
-from typing import List
+from typing import List, Optional
 
 import torch
 
@@ -9,6 +9,7 @@ from . import _arguments
 from ._expert_rows import ExpertRows
 from ._grouped_linear_function import GroupedLinearFunction
 from ._init import reset_like_torch_linear
+from ._weight_cache import WeightCache
 
 _LAYER = "GroupedLinear"
 
@@ -25,7 +26,9 @@ class GroupedLinear(torch.nn.Module):
 
     fuse_wgrad_accumulation: the weight gradient is added in FP32 to weight.main_grad (float32
     [num_experts, out, in], created by the caller) by the weight gradient's GEMM, and the weight's .grad is left
-    as it was (autograd is given None), as in fgemm.nn.Linear."""
+    as it was (autograd is given None), as in fgemm.nn.Linear.
+
+    is_first_microbatch (forward): the weight quantized once per optimizer step, as in fgemm.nn.Linear."""
 
     def __init__(self, num_experts: int, in_features: int, out_features: int, bias: bool = False, device=None,
                  dtype: torch.dtype = torch.bfloat16, fuse_wgrad_accumulation: bool = False):
@@ -41,17 +44,20 @@ class GroupedLinear(torch.nn.Module):
             self.bias = torch.nn.Parameter(torch.empty(num_experts, out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
+        self._weight_cache = WeightCache()
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         for expert in range(self.num_experts):
             reset_like_torch_linear(self.weight[expert], None if self.bias is None else self.bias[expert])
 
-    def forward(self, x: torch.Tensor, m_splits: List[int]) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, m_splits: List[int], is_first_microbatch: Optional[bool] = None
+                ) -> torch.Tensor:
         x = _arguments.layer_input(x, self.weight, self.in_features, _LAYER, dims=2)
         layout = ExpertRows(_arguments.token_splits(m_splits, self.num_experts, x.size(0), _LAYER), x.device)
         main_grad = _arguments.main_grad_for_step(self.weight, self.fuse_wgrad_accumulation, _LAYER)
-        return GroupedLinearFunction.apply(x, self.weight, self.bias, layout, main_grad)
+        quantized = self._weight_cache.quantized(self.weight, is_first_microbatch, _LAYER)
+        return GroupedLinearFunction.apply(x, self.weight, self.bias, layout, main_grad, quantized)
 
     def extra_repr(self) -> str:
         return (f"num_experts={self.num_experts}, in_features={self.in_features}, "
