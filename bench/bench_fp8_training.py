@@ -9,7 +9,9 @@ weight gradient, 6 * T * in * out FLOPs), and on fgemm's side the quantization o
 transposed) and of the weight. x requires its gradient (an inner layer of a network); no bias. Rows: tokens
 4096 and 16384 times (in, out) = (7168, 2112), (7168, 4096), (2048, 7168), each without and with
 fuse_wgrad_accumulation (fgemm's weight gradient added in FP32 to weight.main_grad by its GEMM). torch.nn.Linear
-has no such option: its step is the same in both rows, the weight's .grad in BF16.
+has no such option: its step is the same in both rows, the weight's .grad in BF16. fgemm's step is also timed as
+a later micro-batch of an optimizer step with gradient accumulation (is_first_microbatch=False: the weight's FP8
+codes kept from the first micro-batch, not quantized again).
 
 Columns:
   kernel us   the durations of the kernels a step launches, summed, as the profiler records them, with L2
@@ -17,7 +19,7 @@ Columns:
               (docs/PERFORMANCE.md): the GPU's work, what a training loop whose host runs ahead sees.
   wall us     CUDA events around a step started on an idle GPU (synchronized after the same flush), medians:
               the kernel time plus the waits for Python to launch each kernel.
-  x BF16      torch's time over fgemm's.
+  x BF16      torch's time over fgemm's (later: over fgemm's on a later micro-batch).
 Before timing, y, x.grad and the weight gradient of one step are compared with torch's (calc_diff); one above
 2e-3 makes the exit status 1.
 """
@@ -36,7 +38,9 @@ from fgemm.bench.gpu_timing import event_times_us, kernel_breakdown_us, paired_t
 FEATURES = [(7168, 2112), (7168, 4096), (2048, 7168)]
 TOKENS = [4096, 16384]
 MAX_DIFF = 2e-3
-SIDES = ("fp8", "bf16")
+# fgemm's step, the same step on a later micro-batch of an optimizer step (the weight's codes kept from the first,
+# is_first_microbatch=False), and torch's.
+SIDES = ("fp8", "fp8_later", "bf16")
 
 
 def layers(in_features, out_features, fuse, device):
@@ -49,13 +53,13 @@ def layers(in_features, out_features, fuse, device):
     return fp8, bf16
 
 
-def training_step(layer, x, dy, *inputs):
-    """One forward, layer(x, *inputs), and backward; the previous step's gradients are dropped, not accumulated
-    into."""
+def training_step(layer, x, dy, *inputs, **options):
+    """One forward, layer(x, *inputs, **options), and backward; the previous step's gradients are dropped, not
+    accumulated into."""
     def step():
         layer.weight.grad = None
         x.grad = None
-        layer(x, *inputs).backward(dy)
+        layer(x, *inputs, **options).backward(dy)
     return step
 
 
@@ -79,7 +83,9 @@ def measure(tokens, in_features, out_features, fuse, device, flush, breakdown=Fa
     outputs = [step_outputs(layer, x, dy) for layer in (fp8, bf16)]  # also compiles fgemm's kernels
     for name, fp8_tensor, bf16_tensor in zip(("y", "dx", "dw"), *outputs):
         row[f"{name}_calc_diff"] = fgemm.calc_diff(fp8_tensor, bf16_tensor.float())
-    steps = [training_step(layer, x, dy) for layer in (fp8, bf16)]
+    fp8(x, is_first_microbatch=True)  # the codes the later micro-batches reuse
+    steps = [training_step(fp8, x, dy), training_step(fp8, x, dy, is_first_microbatch=False),
+             training_step(bf16, x, dy)]
     if flush is None:
         kernel = wall = [ms * 1e3 for ms in median_ms(steps, runs=2)]
     else:
@@ -90,6 +96,7 @@ def measure(tokens, in_features, out_features, fuse, device, flush, breakdown=Fa
         row[f"{side}_kernel_tflops"] = flops / kernel_us / 1e6
     row["kernel_speedup"] = row["bf16_kernel_us"] / row["fp8_kernel_us"]
     row["wall_speedup"] = row["bf16_wall_us"] / row["fp8_wall_us"]
+    row["later_kernel_speedup"] = row["bf16_kernel_us"] / row["fp8_later_kernel_us"]
     if breakdown:
         for side, step in zip(SIDES, steps):
             row[f"{side}_kernels_us"] = kernel_breakdown_us(step, flush)
@@ -104,14 +111,17 @@ def print_breakdown(row):
 
 
 def markdown(rows):
-    lines = ["| tokens | in | out | fused wgrad | FP8 kernel us | BF16 kernel us | x BF16 (kernel) | FP8 TFLOPS | "
-             "BF16 TFLOPS | FP8 wall us | BF16 wall us | x BF16 (wall) | calc_diff y / dx / dW |",
-             "| ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"]
+    lines = ["| tokens | in | out | fused wgrad | FP8 kernel us | BF16 kernel us | x BF16 (kernel) | FP8 later "
+             "micro-batch us | x BF16 (later) | FP8 TFLOPS | BF16 TFLOPS | FP8 wall us | BF16 wall us | x BF16 (wall) "
+             "| calc_diff y / dx / dW |",
+             "| ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+             "| :---: |"]
     for row in rows:
         diffs = " / ".join(f"{row[f'{name}_calc_diff']:.1e}" for name in ("y", "dx", "dw"))
         fused = "yes" if row["fuse_wgrad_accumulation"] else "no"
         lines.append(f"| {row['tokens']} | {row['in']} | {row['out']} | {fused} "
                      f"| {row['fp8_kernel_us']:.0f} | {row['bf16_kernel_us']:.0f} | {row['kernel_speedup']:.2f} "
+                     f"| {row['fp8_later_kernel_us']:.0f} | {row['later_kernel_speedup']:.2f} "
                      f"| {row['fp8_kernel_tflops']:.0f} | {row['bf16_kernel_tflops']:.0f} | {row['fp8_wall_us']:.0f} "
                      f"| {row['bf16_wall_us']:.0f} | {row['wall_speedup']:.2f} | {diffs} |")
     return "\n".join(lines)
@@ -141,8 +151,8 @@ def main(argv=None):
                 rows.append(row)
                 print(f"T={tokens:6d} {in_features:5d}x{out_features:5d} fused={fuse!s:5s} kernel "
                       f"{row['fp8_kernel_us']:9.1f} vs {row['bf16_kernel_us']:9.1f} us ({row['kernel_speedup']:.2f}x), "
-                      f"wall {row['fp8_wall_us']:9.1f} vs {row['bf16_wall_us']:9.1f} us ({row['wall_speedup']:.2f}x)",
-                      flush=True)
+                      f"wall {row['fp8_wall_us']:9.1f} vs {row['bf16_wall_us']:9.1f} us ({row['wall_speedup']:.2f}x), "
+                      f"later micro-batch {row['later_kernel_speedup']:.2f}x", flush=True)
                 if args.breakdown:
                     print_breakdown(row)
     device_name = "cpu (dry run)" if args.dry_run else torch.cuda.get_device_name()

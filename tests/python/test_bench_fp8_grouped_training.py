@@ -17,15 +17,15 @@ def test_the_dry_run_checks_every_side_against_the_loop(tmp_path, capsys):
     assert bench_fp8_grouped_training.main(["--dry-run", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     rows, sides = result["rows"], result["sides"]
-    assert sides[:2] == ["fp8", "loop"]
+    assert sides[:3] == ["fp8", "fp8_later", "loop"]
+    bf16_sides = sides[2:]
     assert [row["fuse_wgrad_accumulation"] for row in rows] == [False, True]
-    for side in sides:
-        if side != "loop":
-            assert all(row[f"{side}_{name}_calc_diff"] < bench_fp8_grouped_training.MAX_DIFF
-                       for row in rows for name in ("y", "dx", "dw"))
+    for side in ["fp8"] + bf16_sides[1:]:
+        assert all(row[f"{side}_{name}_calc_diff"] < bench_fp8_grouped_training.MAX_DIFF
+                   for row in rows for name in ("y", "dx", "dw"))
     assert all(row[f"{side}_kernel_us"] > 0 for row in rows for side in sides)
-    assert set(result["summary"]) == {f"kernel_speedup_over_{side}_{stat}" for side in sides[1:]
-                                      for stat in ("geomean", "min")}
+    assert set(result["summary"]) == {f"{prefix}kernel_speedup_over_{side}_{stat}" for side in bf16_sides
+                                      for prefix in ("", "later_") for stat in ("geomean", "min")}
     assert "| 3 | 300 | 272 | 144 | yes |" in capsys.readouterr().out
 
 
