@@ -32,9 +32,9 @@ from pathlib import Path
 import torch
 
 import fgemm
-from bench_fp8_training import MAX_DIFF, step_outputs, training_step
+from bench_fp8_training import MAX_DIFF, parse_arguments, step_outputs, training_step
 from fgemm.bench.cpu_timing import median_ms
-from fgemm.bench.gpu_timing import event_times_us, kernel_breakdown_us, paired_times_us, rested_flush_buffer
+from fgemm.bench.gpu_timing import event_times_us, kernel_breakdown_us, paired_times_us
 
 FEATURES = [(7168, 4096), (2048, 7168)]
 EXPERTS_AND_ROWS = [(8, 8192), (8, 32768), (32, 32768)]
@@ -177,17 +177,7 @@ def print_breakdown(row, sides):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", help="write the rows here")
-    parser.add_argument("--dry-run", action="store_true", help="tiny CPU tensors, host-timed: the plumbing only")
-    parser.add_argument("--breakdown", action="store_true",
-                        help="also each side's kernel time by kernel, from one profile of five steps (GPU only)")
-    args = parser.parse_args(argv)
-    if args.breakdown and args.dry_run:
-        parser.error("--breakdown needs the GPU: the dry run has no kernels to profile")
-    device = "cpu" if args.dry_run else "cuda"
-    flush = None if args.dry_run else rested_flush_buffer()
-    torch.manual_seed(0)
+    args, device, flush = parse_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), argv)
     bf16_sides = ("loop",) + (("grouped",) if grouped_mm_works(device) else ())
     sides = FGEMM_SIDES + bf16_sides
     # The dry run: shapes that are multiples of 128 nowhere.

@@ -127,20 +127,24 @@ def markdown(rows):
     return "\n".join(lines)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokens", type=int, nargs="+", default=TOKENS, help="token counts (default 4096 16384)")
+def parse_arguments(parser, argv):
+    """The options of the training benchmarks (--json, --dry-run, --breakdown) added to `parser`, parsed ->
+    (args, device, flush buffer or None on the dry run)."""
     parser.add_argument("--json", help="write the rows here")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="tiny CPU tensors, host-timed: the plumbing only")
+    parser.add_argument("--dry-run", action="store_true", help="tiny CPU tensors, host-timed: the plumbing only")
     parser.add_argument("--breakdown", action="store_true",
                         help="also each side's kernel time by kernel, from one profile of five steps (GPU only)")
     args = parser.parse_args(argv)
     if args.breakdown and args.dry_run:
         parser.error("--breakdown needs the GPU: the dry run has no kernels to profile")
-    device = "cpu" if args.dry_run else "cuda"
-    flush = None if args.dry_run else rested_flush_buffer()
     torch.manual_seed(0)
+    return args, "cpu" if args.dry_run else "cuda", None if args.dry_run else rested_flush_buffer()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tokens", type=int, nargs="+", default=TOKENS, help="token counts (default 4096 16384)")
+    args, device, flush = parse_arguments(parser, argv)
     # The dry run: one shape that is not a multiple of 128 anywhere, both ways of the weight gradient.
     tokens_list, features = ([200], [(272, 144)]) if args.dry_run else (args.tokens, FEATURES)
     rows = []

@@ -6,9 +6,9 @@ from typing import Optional
 import torch
 
 from ..gemm import k_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_contiguous
-from ..quantize import grouped_cast_transpose_to_fp8, per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
+from ..quantize import grouped_cast_transpose_to_fp8
 from ._expert_rows import ExpertRows
-from ._weight_cache import QuantizedWeight
+from ._weight_cache import QuantizedWeight, weight_for_step
 
 
 def _grouped_gemm(a, b, layout: ExpertRows, dtype: torch.dtype) -> torch.Tensor:
@@ -32,14 +32,8 @@ class GroupedLinearFunction(torch.autograd.Function):
         # x's tokens quantized into the padded layout, both ways, the padding rows zeros: the weight gradient's K
         # runs over them, and zeros add nothing.
         x_fp8, x_scales, xt_flat, xt_scales = grouped_cast_transpose_to_fp8(x, layout.counts)
-        # The input gradient reads each W[g] transposed: where it will be computed, the experts' weights are
-        # quantized both ways in one read (the codes and scales of W[g]^T's 128x128 blocks are W[g]'s, transposed).
-        if quantized_weight is not None:
-            w_fp8, w_scales, wt_fp8, wt_scales = quantized_weight
-        elif ctx.needs_input_grad[0]:
-            w_fp8, w_scales, wt_fp8, wt_scales = per_block_cast_transpose_to_fp8(weight)
-        else:
-            (w_fp8, w_scales), wt_fp8, wt_scales = per_block_cast_to_fp8(weight), None, None
+        # The input gradient reads each W[g] transposed: the stack of weights quantized both ways in one launch.
+        w_fp8, w_scales, wt_fp8, wt_scales = weight_for_step(weight, quantized_weight, ctx.needs_input_grad[0])
         y = _grouped_gemm((x_fp8, x_scales), (w_fp8, w_scales), layout, x.dtype)
         if bias is not None:
             y += bias.index_select(0, layout.experts)

@@ -6,8 +6,8 @@ from typing import Optional
 import torch
 
 from ..gemm import fp8_gemm_nt
-from ..quantize import cast_transpose_to_fp8, per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
-from ._weight_cache import QuantizedWeight
+from ..quantize import cast_transpose_to_fp8
+from ._weight_cache import QuantizedWeight, weight_for_step
 from ._tokens import pad_tokens
 
 # The weight gradient's recipe: both operands (the output gradient and the input, transposed) per 1x128 block.
@@ -28,15 +28,7 @@ class LinearFunction(torch.autograd.Function):
         # The tokens are padded for the transposed copy, which the weight gradient reads with the tokens as K;
         # the forward GEMM reads the rows of the real tokens only.
         x_fp8, x_scales, xt_fp8, xt_scales = cast_transpose_to_fp8(pad_tokens(x))
-        # The input gradient reads W transposed: where it will be computed, W is quantized both ways in one read.
-        # A 128x128 block of W is one of W^T, so W^T's codes and scales are W's transposed: the same numbers, not
-        # quantized a second time.
-        if quantized_weight is not None:
-            w_fp8, w_scales, wt_fp8, wt_scales = quantized_weight
-        elif ctx.needs_input_grad[0]:
-            w_fp8, w_scales, wt_fp8, wt_scales = per_block_cast_transpose_to_fp8(weight)
-        else:
-            (w_fp8, w_scales), wt_fp8, wt_scales = per_block_cast_to_fp8(weight), None, None
+        w_fp8, w_scales, wt_fp8, wt_scales = weight_for_step(weight, quantized_weight, ctx.needs_input_grad[0])
         y = torch.empty(tokens, weight.size(0), dtype=x.dtype, device=x.device)
         fp8_gemm_nt((x_fp8[:tokens], x_scales[:tokens]), (w_fp8, w_scales), y)
         if bias is not None:

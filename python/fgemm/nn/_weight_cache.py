@@ -1,12 +1,13 @@
-"""A layer's weight quantized once for the micro-batches of one optimizer step (is_first_microbatch, as
-TransformerEngine's layers take it): with gradient accumulation the weight does not change between them, and for
-a mixture of experts at a few thousand tokens each its quantization is the largest of the step's quantizers."""
+"""The FP8 codes of a layer's weight for a step, and those codes kept for the micro-batches of one optimizer step
+(is_first_microbatch, as TransformerEngine's layers take it): with gradient accumulation the weight does not change
+between them, and for a mixture of experts at a few thousand tokens each its quantization is the largest of the
+step's quantizers."""
 
 from typing import Optional, Tuple
 
 import torch
 
-from ..quantize import per_block_cast_transpose_to_fp8
+from ..quantize import per_block_cast_to_fp8, per_block_cast_transpose_to_fp8
 
 QuantizedWeight = Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
 
@@ -42,3 +43,14 @@ class WeightCache:
                              f"since the micro-batch that quantized it: pass True on the first micro-batch after "
                              f"each optimizer step")
         return self._quantized
+
+
+def weight_for_step(weight: torch.Tensor, kept: Optional[QuantizedWeight], input_gradient: bool):
+    """(w_fp8, w_scales, wt_fp8, wt_scales) of a step: the codes kept from an earlier micro-batch; else W quantized
+    both ways in one read where the input gradient will need W transposed (a 128x128 block of W^T is one of W's,
+    transposed: the same codes and scale, not quantized a second time); else W alone, and None for W^T."""
+    if kept is not None:
+        return kept
+    if input_gradient:
+        return per_block_cast_transpose_to_fp8(weight)
+    return (*per_block_cast_to_fp8(weight), None, None)
