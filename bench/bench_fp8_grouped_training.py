@@ -8,7 +8,7 @@ A step is y = layer(x, m_splits) then y.backward(dy), x requiring its gradient: 
 (6 * rows * in * out FLOPs). Rows: (experts, routed rows) = (8, 8192), (8, 32768), (32, 32768) times (in, out) =
 (7168, 4096), an expert's gate and up projections together, and (2048, 7168), its down projection; each without
 and with fuse_wgrad_accumulation (fgemm's weight gradient added in FP32 to weight.main_grad by its GEMM; the BF16
-sides' steps are the same in both rows). The rows are routed unevenly, as a router does: expert g gets a share
+sides then add their BF16 .grad to an FP32 main_grad after the step, as a torch user accumulating in FP32 does). The rows are routed unevenly, as a router does: expert g gets a share
 drawn from a log-normal, seeded (m_splits in the JSON), the counts in general not multiples of 128.
 
 Sides:
@@ -100,6 +100,20 @@ def layers(experts, in_features, out_features, fuse, device, bf16_sides):
     return fp8, [bf16[side](fp8.weight) for side in bf16_sides]
 
 
+def bf16_step(module, x, dy, m_splits, accumulate):
+    """A BF16 side's step; where fgemm's accumulates into main_grad, followed by what a torch user adds for it:
+    main_grad += weight.grad, in FP32."""
+    step = training_step(module, x, dy, m_splits)
+    if not accumulate:
+        return step
+    main_grad = torch.zeros(module.weight.shape, dtype=torch.float32, device=module.weight.device)
+
+    def accumulating_step():
+        step()
+        main_grad.add_(module.weight.grad)
+    return accumulating_step
+
+
 def measure(experts, rows, in_features, out_features, fuse, device, flush, bf16_sides, breakdown=False):
     m_splits = routed_splits(experts, rows, seed=experts * 100003 + rows)
     fp8, bf16 = layers(experts, in_features, out_features, fuse, device, bf16_sides)
@@ -116,7 +130,7 @@ def measure(experts, rows, in_features, out_features, fuse, device, flush, bf16_
             row[f"{side}_{name}_calc_diff"] = fgemm.calc_diff(tensor.float(), reference.float())
     fp8(x, m_splits, is_first_microbatch=True)  # the codes the later micro-batches reuse
     steps = [training_step(fp8, x, dy, m_splits), training_step(fp8, x, dy, m_splits, is_first_microbatch=False)]
-    steps += [training_step(module, x, dy, m_splits) for module in bf16]
+    steps += [bf16_step(module, x, dy, m_splits, fuse) for module in bf16]
     if flush is None:
         kernel = wall = [ms * 1e3 for ms in median_ms(steps, runs=2)]
     else:
