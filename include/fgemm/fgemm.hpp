@@ -43,10 +43,14 @@ void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b
 enum class ContiguousLayout : std::uint8_t { MIndices, Psum };
 
 // Mixture-of-experts, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)],
-// grouped_layout as ContiguousLayout says.
+// grouped_layout as ContiguousLayout says, d [M_sum, N]. Or, in the Psum form, d packed: d_row_starts int32 [G] on
+// the device of a, and d [T, N] (any T) holds each expert's rows without their padding, expert g's row
+// psum_start(g) + i at row d_row_starts[g] + i (what a layer returns in its tokens' order, where the experts'
+// tokens are sorted); rows that would fall at or past T are not written.
 void m_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                       const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
                                       ContiguousLayout layout = ContiguousLayout::MIndices,
+                                      const std::optional<TensorView>& d_row_starts = std::nullopt,
                                       Stream stream = nullptr);
 
 // Mixture-of-experts, masked layout: a [G, M_max, K], d [G, M_max, N], masked_m int32 [G] on the same

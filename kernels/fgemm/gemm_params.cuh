@@ -28,6 +28,9 @@ struct GemmParams {
   const int32_t* psum;
   const int32_t* masked_m;
   const int32_t* ks;  // k-grouped: each expert's K
+  // Packed D (the psum layout): expert g's first row in D, and D's rows; rows at or past d_rows are not written.
+  const int32_t* d_row_starts;
+  uint32_t d_rows;
 };
 
 // The k-grouped FP8 GEMM's operands are one K-major matrix per expert ([M, ks[g]] of A, [N, ks[g]] of B), each

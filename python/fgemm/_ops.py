@@ -54,13 +54,16 @@ def _(a, sfa, b, sfb, d, c):
 
 @torch.library.custom_op("fgemm::m_grouped_fp8_gemm_nt_contiguous", mutates_args=("d",))
 def m_grouped_fp8_gemm_nt_contiguous(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor,
-                                     m_indices: Tensor, use_psum_layout: bool = False) -> None:
-    _C.m_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, m_indices, use_psum_layout=use_psum_layout)
+                                     m_indices: Tensor, use_psum_layout: bool = False,
+                                     d_row_starts: Optional[Tensor] = None) -> None:
+    _C.m_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, m_indices, use_psum_layout=use_psum_layout,
+                                        d_row_starts=d_row_starts)
 
 
 @m_grouped_fp8_gemm_nt_contiguous.register_fake
-def _(a, sfa, b, sfb, d, m_indices, use_psum_layout=False):
-    _check_one_device("m_grouped_fp8_gemm_nt_contiguous", a=a, sfa=sfa, b=b, sfb=sfb, d=d, m_indices=m_indices)
+def _(a, sfa, b, sfb, d, m_indices, use_psum_layout=False, d_row_starts=None):
+    _check_one_device("m_grouped_fp8_gemm_nt_contiguous", a=a, sfa=sfa, b=b, sfb=sfb, d=d, m_indices=m_indices,
+                      d_row_starts=d_row_starts)
 
 
 @torch.library.custom_op("fgemm::m_grouped_fp8_gemm_nt_masked", mutates_args=("d",))

@@ -57,7 +57,8 @@ def m_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
                                      recipe: Optional[Sequence[int]] = None,
                                      recipe_a: Optional[Sequence[int]] = None,
                                      recipe_b: Optional[Sequence[int]] = None, compiled_dims: str = "nk",
-                                     disable_ue8m0_cast: bool = False, use_psum_layout: bool = False) -> None:
+                                     disable_ue8m0_cast: bool = False, use_psum_layout: bool = False, *,
+                                     d_row_starts: Optional[torch.Tensor] = None) -> None:
     """Grouped GEMM, contiguous layout (MoE): row m of d = row m of A @ B[g]^T, g the group of row m.
 
     a [M_sum, K], sfa [M_sum, ceil(K/128)], b [G, N, K], sfb [G, ceil(N/128), ceil(K/128)], d [M_sum, N]
@@ -65,16 +66,22 @@ def m_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
     of d is left as it was. With use_psum_layout=True (DeepGEMM's prefix-sum layout, which it calls
     grouped_layout), m_indices is int32 [G] instead, the prefix sums of the groups' rows: group g's rows run from
     m_indices[g - 1] rounded up to a multiple of 128 (0 for g = 0) to m_indices[g]; rows in no group's range are
-    left as they were."""
+    left as they were.
+
+    d_row_starts (fgemm's, the prefix-sum layout only): int32 [G] on the device of a; d [T, N] then holds the
+    groups' rows without their padding, the i-th row of group g at row d_row_starts[g] + i (the tokens' order of
+    a layer whose tokens are sorted by expert: no gather after the GEMM). Rows at or past T are not written."""
     if runs_eagerly(d):
         _C.m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe, recipe_a, recipe_b, compiled_dims,
-                                            disable_ue8m0_cast, use_psum_layout)
+                                            disable_ue8m0_cast, use_psum_layout, d_row_starts)
         increment_version(d)
         return
     op = "m_grouped_fp8_gemm_nt_contiguous"
     operands = _arguments.gemm_operands(op, a, b, d, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
     use_psum_layout = _arguments.bool_argument(use_psum_layout, op, "use_psum_layout")
-    _ops.m_grouped_fp8_gemm_nt_contiguous(*operands, _arguments.tensor(m_indices, op, "m_indices"), use_psum_layout)
+    d_row_starts = _arguments.optional_tensor(d_row_starts, op, "d_row_starts")
+    _ops.m_grouped_fp8_gemm_nt_contiguous(*operands, _arguments.tensor(m_indices, op, "m_indices"), use_psum_layout,
+                                          d_row_starts)
 
 
 @_with_options_doc

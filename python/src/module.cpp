@@ -69,13 +69,14 @@ void fp8_gemm_nt_py(nb::handle a, nb::handle b, nb::handle d, nb::handle c, nb::
 
 void m_grouped_contiguous_py(nb::handle a, nb::handle b, nb::handle d, nb::handle m_indices, nb::handle recipe,
                              nb::handle recipe_a, nb::handle recipe_b, nb::handle compiled_dims,
-                             nb::handle disable_ue8m0_cast, nb::handle use_psum_layout) {
+                             nb::handle disable_ue8m0_cast, nb::handle use_psum_layout, nb::handle d_row_starts) {
   const Operands x =
       read_operands(a, b, d, {recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast}, kContiguous);
   const ContiguousLayout form = contiguous_layout_form(use_psum_layout, kContiguous);
   const TensorView indices = tensor_view(m_indices, kContiguous, "m_indices");
+  const std::optional<TensorView> starts = optional_tensor_view(d_row_starts, kContiguous, "d_row_starts");
   run_on(x.a.device, [&](Stream stream) {
-    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, form, stream);
+    m_grouped_fp8_gemm_nt_contiguous(x.a, x.sfa, x.b, x.sfb, x.d, indices, form, starts, stream);
   });
 }
 
@@ -159,12 +160,15 @@ NB_MODULE(_C, m) {
   m.def("m_grouped_fp8_gemm_nt_contiguous", &m_grouped_contiguous_py, any("a"), any("b"), any("d"),
         any("m_indices"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
         any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false, any("use_psum_layout") = false,
+        any("d_row_starts") = nb::none(),
         "Grouped GEMM, contiguous layout: a [M_sum, K], b [G, N, K], sfb [G, ceil(N/128), "
         "ceil(K/128)], d [M_sum, N]; m_indices int32 [M_sum] gives the group of each row, -1 marks a "
         "padding row whose row of d is left as it was. With use_psum_layout=True, m_indices is instead "
         "int32 [G], the prefix sums of the groups' rows (DeepGEMM's psum layout): group g's rows run from "
         "m_indices[g - 1] rounded up to a multiple of 128 (0 for g = 0) to m_indices[g], and rows in no "
-        "group's range are left as they were." FGEMM_OPTIONS_DOC);
+        "group's range are left as they were. d_row_starts (psum layout only): int32 [G] on the device, and d "
+        "[T, N] holds the groups' rows without their padding, group g's i-th row at row d_row_starts[g] + i; "
+        "rows at or past T are not written." FGEMM_OPTIONS_DOC);
   m.def("m_grouped_fp8_gemm_nt_masked", &m_grouped_masked_py, any("a"), any("b"), any("d"), any("masked_m"),
         any("expected_m"), any("recipe") = nb::none(), any("recipe_a") = nb::none(), any("recipe_b") = nb::none(),
         any("compiled_dims") = "nk", any("disable_ue8m0_cast") = false,

@@ -22,8 +22,9 @@ void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b
 
 void m_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                       const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
-                                      ContiguousLayout layout, Stream stream) {
-  run(detail::validate_contiguous(a, sfa, b, sfb, d, grouped_layout, layout), stream);
+                                      ContiguousLayout layout, const std::optional<TensorView>& d_row_starts,
+                                      Stream stream) {
+  run(detail::validate_contiguous(a, sfa, b, sfb, d, grouped_layout, layout, d_row_starts), stream);
 }
 
 void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,

@@ -91,6 +91,10 @@ struct GemmProblem {
   // Contiguous: exactly one of the two names each row's expert (ContiguousLayout in fgemm.hpp).
   const std::int32_t* m_indices = nullptr;  // [m], the expert of each row or -1
   const std::int32_t* psum = nullptr;       // [num_groups], the prefix sums of the experts' rows
+  // Packed D (the psum layout): D [d_rows, N] holds each expert's rows without their padding, expert g's from row
+  // d_row_starts[g] on ([num_groups], on the device of a); null for every other D.
+  const std::int32_t* d_row_starts = nullptr;
+  std::int64_t d_rows = 0;
   const std::int32_t* masked_m = nullptr;   // masked: [num_groups], rows to compute per group
   // K-grouped: each expert's K, as the host was given it (validated against k) and on the device of the
   // tensors (what the GPU reads).

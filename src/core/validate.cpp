@@ -127,13 +127,21 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
 
 GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                 const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
-                                ContiguousLayout form) {
+                                ContiguousLayout form, const std::optional<TensorView>& d_row_starts) {
   const Checker check("m_grouped_fp8_gemm_nt_contiguous");
   const auto [groups, m, n, k] = check.contiguous_dims(a, b);
   const std::int64_t kb = ceil_div(k, 128);
   check.shape(sfa, "sfa", {m, kb}, "[M_sum, ceil(K/128)]");
   check.shape(sfb, "sfb", {groups, ceil_div(n, 128), kb}, "[G, ceil(N/128), ceil(K/128)] with the G of b");
-  check.shape(d, "d", {m, n}, "[M_sum, N]");
+  if (d_row_starts && form != ContiguousLayout::Psum)
+    check.fail(ErrorKind::InvalidValue, "d_row_starts",
+               "packs D's rows in the prefix-sum form alone (use_psum_layout)");
+  if (d_row_starts) {
+    check.ndim(d, "d", 2, "[T, N], the experts' rows without their padding");
+    check.shape(d, "d", {d.shape[0], n}, "[T, N] with the N of b");
+  } else {
+    check.shape(d, "d", {m, n}, "[M_sum, N]");
+  }
   check_k(check, k);
   check_common(check, {a, sfa, b, sfb, d});
 
@@ -142,6 +150,11 @@ GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, cons
   p.m = m, p.n = n, p.k = k, p.num_groups = groups;
   fill_operands(p, {a, sfa, b, sfb, d}, 0);
   set_contiguous_layout(check, p, grouped_layout, form, "m_indices");
+  if (d_row_starts) {
+    check.index_vector(*d_row_starts, "d_row_starts", groups, "[G], each expert's first row in d", a.device);
+    p.d_row_starts = static_cast<const std::int32_t*>(d_row_starts->data);
+    p.d_rows = d.shape[0];
+  }
   return p;
 }
 

@@ -15,7 +15,7 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
 
 GemmProblem validate_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                 const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
-                                ContiguousLayout form);
+                                ContiguousLayout form, const std::optional<TensorView>& d_row_starts = std::nullopt);
 
 GemmProblem validate_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,
                             const TensorView& sfb, const TensorView& d, const TensorView& masked_m,

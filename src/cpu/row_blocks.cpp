@@ -1,5 +1,6 @@
 #include "cpu/row_blocks.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "fgemm/error.hpp"
@@ -36,11 +37,13 @@ const char* grouped_layout_name(const GemmProblem& p) {
 
 std::int64_t element_bytes(DType dtype) { return static_cast<std::int64_t>(dtype_size(dtype)); }
 
-// Rows [row, row + rows) of group `group`. A, sfa, C and D have group strides only in the masked layout, so
-// in the contiguous layout `group` picks the expert's B and sfb alone. An MN-major A's rows are its columns.
-RowBlock block_at(const GemmProblem& p, std::int64_t group, std::int64_t row, std::int64_t rows) {
+// Rows [row, row + rows) of group `group`, whose D rows start at `d_row` (packed D) or at `row`. A, sfa, C and D
+// have group strides only in the masked layout, so in the contiguous layout `group` picks the expert's B and sfb
+// alone. An MN-major A's rows are its columns.
+RowBlock block_at(const GemmProblem& p, std::int64_t group, std::int64_t row, std::int64_t rows,
+                  std::int64_t d_row = -1) {
   const std::int64_t a_offset = group * p.a_group_stride + row * (p.a_mn_major ? 1 : p.a_row_stride);
-  const std::int64_t d_offset = group * p.d_group_stride + row * p.d_row_stride;
+  const std::int64_t d_offset = group * p.d_group_stride + (d_row < 0 ? row : d_row) * p.d_row_stride;
   RowBlock block;
   block.a = p.a + a_offset * element_bytes(p.ab_dtype);
   // INT8 without scales (Scaling::None) has neither sfa nor sfb.
@@ -81,6 +84,16 @@ void check_group_arrays(const GemmProblem& p) {
                  "]: not below the expert before it and at most M_sum");
     }
   }
+  if (p.d_row_starts != nullptr) {
+    for (std::int64_t group = 0; group < p.num_groups; ++group) {
+      const std::int32_t start = p.d_row_starts[group];
+      const std::int64_t rows = p.psum[group] - psum_start(p, group);
+      if (start < 0 || start + std::max<std::int64_t>(rows, 0) > p.d_rows)
+        fail(p, "d_row_starts", "expert " + std::to_string(group), start,
+             "a first row of d from which the expert's " + std::to_string(std::max<std::int64_t>(rows, 0)) +
+                 " rows fit in its " + std::to_string(p.d_rows));
+    }
+  }
   if (p.layout == GemmLayout::Masked) {
     for (std::int64_t group = 0; group < p.num_groups; ++group) {
       const std::int32_t rows = p.masked_m[group];
@@ -100,7 +113,8 @@ std::vector<RowBlock> make_row_blocks(const GemmProblem& p) {
       if (p.psum != nullptr) {
         for (std::int64_t group = 0; group < p.num_groups; ++group) {
           const std::int64_t begin = psum_start(p, group), end = p.psum[group];
-          if (begin < end) blocks.push_back(block_at(p, group, begin, end - begin));
+          const std::int64_t d_row = p.d_row_starts != nullptr ? p.d_row_starts[group] : -1;
+          if (begin < end) blocks.push_back(block_at(p, group, begin, end - begin, d_row));
         }
         break;
       }

@@ -94,12 +94,14 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
 
   const int requested_sms = detail::requested_num_sms();
   const BlockShape forced = forced_config();
-  // The kind (its input type, scaling, output and bias types), its storage orders and the psum form, in one field.
+  // The kind (its input type, scaling, output and bias types), its storage orders and the psum form (and packed
+  // D), in one field.
   const KernelShape& shape = size.shape;
   const int epilogue = ((static_cast<int>(shape.scaling) * 2 + shape.output_f16) * 2 + shape.has_bias) * 8 +
                        static_cast<int>(shape.bias_dtype);
   const int kind = (((epilogue * 8 + static_cast<int>(shape.ab_dtype)) * 2 + shape.a_mn_major) * 8 +
-                    shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma) * 2 + shape.c_in_d;
+                    shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma) * 4 + shape.c_in_d * 2 +
+                   shape.packed_d;
   const Key key{device,
                 requested_sms,
                 size.m,
@@ -207,6 +209,7 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
                            p.a_mn_major,
                            p.b_mn_major,
                            p.psum != nullptr,
+                           p.d_row_starts != nullptr,
                            p.scaling,
                            p.d_dtype == DType::F16,
                            p.bias != nullptr,
@@ -291,7 +294,8 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
     maps.sfb = make_tensor_map(sfb, "encoding the tensor map of 'sfb'");
   }
   const std::uint32_t chunk_cols = config.chunk_bytes() / config.output_bytes;
-  maps.d = make_tensor_map({p.d, u64(p.m), u64(p.n), u64(p.d_row_stride), config.output_bytes, 64, chunk_cols,
+  const std::int64_t d_rows = p.d_row_starts != nullptr ? p.d_rows : p.m;  // packed D has rows of its own
+  maps.d = make_tensor_map({p.d, u64(d_rows), u64(p.n), u64(p.d_row_stride), config.output_bytes, 64, chunk_cols,
                             config.swizzle_d_bytes(), groups_of(masked || p.layout == detail::GemmLayout::KGrouped),
                             u64(p.d_group_stride)},
                            "encoding the tensor map of 'd'");
@@ -308,7 +312,7 @@ sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
   return {static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.num_groups), p.sfa, p.sfa_m_stride,
           p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.c,
           p.c_row_stride, p.c_group_stride, p.bias, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum,
-          p.masked_m, p.ks_tensor};
+          p.masked_m, p.ks_tensor, p.d_row_starts, static_cast<std::uint32_t>(p.d_rows)};
 }
 
 // The grid of a kernel: its configuration's, or, for clusters of more than two CTAs (split-K), no more clusters

@@ -49,7 +49,7 @@ std::string KernelConfig::name() const {
   const std::string storage =
       block_scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
   return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) +
-         (shape.psum ? "_psum" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
+         (shape.psum ? "_psum" : "") + (shape.packed_d ? "_packed_d" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
          output_name(*this) + (shape.has_c ? "_c_ring" + std::to_string(c_slots) : "") +
          (shape.c_in_d ? "_add" : "") + bias_name(shape) +
          (block_scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") +

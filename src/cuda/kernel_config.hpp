@@ -30,6 +30,7 @@ struct KernelShape {
   bool a_mn_major = false;  // A stored [K, M]
   bool b_mn_major = false;  // B stored [K, N]
   bool psum = false;        // contiguous: the experts' rows named by prefix sums
+  bool packed_d = false;    // psum: D holds the experts' rows without their padding (d_row_starts)
   detail::Scaling scaling = detail::Scaling::Block;
   bool output_f16 = false;  // a 16-bit D is FP16 rather than BF16
   // INT8: a bias per column of D, of bias_dtype (FP32 or D's 16-bit type).

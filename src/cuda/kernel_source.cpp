@@ -116,7 +116,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "};\n"
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "
-      << cpp_bool(config.shape.c_in_d) << ">;\n"
+      << cpp_bool(config.shape.c_in_d) << ", " << cpp_bool(config.shape.packed_d) << ">;\n"
       << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major) << ",\n"
       << "    " << operand_policy(config.shape.b_mn_major) << ",\n"
       << "    " << math.type << ",\n"

@@ -103,7 +103,8 @@ TEST(GemmKernelCompile, EpilogueVariantsAndTileExtremes) {
   }
 }
 
-// The grouped layouts at the tiles their seed shapes choose (contiguous: M_sum rows; masked: expected_m per group).
+// The grouped layouts at the tiles their seed shapes choose (contiguous: M_sum rows, by m_indices and by prefix sums
+// with D padded or packed; masked: expected_m per group).
 TEST(GemmKernelCompile, GroupedLayouts) {
   const DeviceLimits h100;
   const struct {
@@ -124,6 +125,16 @@ TEST(GemmKernelCompile, GroupedLayouts) {
     for (bool sfa_by_tma : {true, false}) {
       size.shape.sfa_by_tma = sfa_by_tma;
       expect_compiles_cleanly(choose_config(size, h100));
+    }
+    // The prefix-sum form, with D padded and packed (d_row_starts), BF16 and FP32 out.
+    if (c.layout != detail::GemmLayout::Contiguous) continue;
+    size.shape.psum = true;
+    for (bool packed_d : {false, true}) {
+      for (bool output_f32 : {false, true}) {
+        size.shape.packed_d = packed_d;
+        size.shape.output_f32 = output_f32;
+        expect_compiles_cleanly(choose_config(size, h100));
+      }
     }
   }
 }

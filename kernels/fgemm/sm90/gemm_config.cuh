@@ -10,8 +10,10 @@ namespace fgemm::sm90 {
 
 // kTile_ is a type with a `static constexpr TileConfig value` (C++17 takes no class-type template values).
 // kAddToD_: C is D itself (accumulation in place, FP32), and the epilogue adds the tile to what D holds as it
-// stores it, rather than reading C.
-template <class kTile_, uint32_t kShapeN_, uint32_t kShapeK_, Layout kLayout_, uint32_t kBandM_, bool kAddToD_>
+// stores it, rather than reading C. kPackedD_ (the contiguous psum layout): D holds the experts' rows without their
+// padding, expert g's from row d_row_starts[g] on.
+template <class kTile_, uint32_t kShapeN_, uint32_t kShapeK_, Layout kLayout_, uint32_t kBandM_, bool kAddToD_,
+          bool kPackedD_ = false>
 struct GemmConfig {
   static constexpr TileConfig kTile = kTile_::value;
   static constexpr uint32_t kBlockM = kTile.block_m;
@@ -47,6 +49,7 @@ struct GemmConfig {
   static constexpr bool kOutputF16 = kTile.output_bytes == 2 && kTile.output_f16;
   static constexpr uint32_t kOutputBytes = kTile.output_bytes;
   static constexpr bool kAddToD = kAddToD_;
+  static constexpr bool kPackedD = kPackedD_;
   static constexpr uint32_t kSwizzleDBytes = kTile.swizzle_d_bytes();  // 128, 64, 32, or 0 for none
   static constexpr uint32_t kStagingPasses = kTile.staging_passes();
   static constexpr uint32_t kStagedCols = kTile.staged_cols();
@@ -75,6 +78,7 @@ struct GemmConfig {
   static_assert(kProblemKBlocks % kSplitK == 0, "the splits have equal shares of the K blocks");
   static_assert(kSplitK == 1 || kLayout == Layout::Normal || kLayout == Layout::Masked,
                 "split-K for the normal and masked layouts");
+  static_assert(!kPackedD || (kLayout == Layout::ContiguousPsum && kSplitK == 1), "packed D: the psum layout");
   static_assert(kTile.a_rows == 0 || (kLayout == Layout::Normal && kClusterN == 1 && kBlockM % kTile.a_rows == 0),
                 "fewer rows of A than a tile: the normal layout, A not multicast");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");

@@ -198,6 +198,11 @@ struct GemmKernel {
         row_experts[0] = scheduler.row_expert(row0, tile.group);
         row_experts[1] = scheduler.row_expert(row1, tile.group);
       }
+      // D's row of the warpgroup's first row: the same, or in packed D the expert's row counted from its start in
+      // D (a bad start lands past d_rows, where nothing is written).
+      uint32_t d_m_base = m_base;
+      if constexpr (C::kPackedD)
+        d_m_base = m_base - scheduler.psum_start(group) + static_cast<uint32_t>(params.d_row_starts[group]);
 
       const EpilogueTile epilogue_tile{
           params, group, input_row0, input_row1, n_base, {m_base, n_base, group, 1 + warpgroup}, c_ring};
@@ -231,25 +236,30 @@ struct GemmKernel {
         actions[1] = row1 < rows ? RowAction::Write : RowAction::Skip;
       }
       if (!stores_rows) actions[0] = actions[1] = RowAction::Skip;
+      if constexpr (C::kPackedD) {
+        if (d_m_base + row_in_wg >= params.d_rows) actions[0] = RowAction::Skip;
+        if (d_m_base + row_in_wg + 8 >= params.d_rows) actions[1] = RowAction::Skip;
+      }
       // Rows past the end of A count as full: TMA clips them. So in the normal layout only a ragged N (or
       // split-K, whose CTAs store some warps' rows each) makes tiles partial, and its kernels have no code for
-      // them otherwise.
+      // them otherwise. In packed D such rows would land on other experts' rows: no TMA store covers them.
       constexpr bool kPartialTiles = C::kLayout != Layout::Normal || C::kRaggedN || C::kSplitK > 1;
       const bool clipped_by_tma = C::kSplitK == 1 && (!C::kRaggedN || n_base + C::kWarpgroupN <= C::kShapeN);
+      const bool past_a0 = !C::kPackedD && row0 >= params.m, past_a1 = !C::kPackedD && row1 >= params.m;
       const bool full_tile = ptx::named_barrier_and(
           1 + warpgroup, 128,
-          clipped_by_tma && (actions[0] == RowAction::Write || row0 >= params.m) &&
-              (actions[1] == RowAction::Write || row1 >= params.m));
+          clipped_by_tma && (actions[0] == RowAction::Write || past_a0) &&
+              (actions[1] == RowAction::Write || past_a1));
       Epilogue<C>::staged(math.acc, staging, 1 + warpgroup, [&](uint32_t pass) {
         if (full_tile) {
           Epilogue<C>::store_to_tma(staging, 1 + warpgroup, pass, [&](const uint8_t* chunk, uint32_t chunk_col) {
             if constexpr (kStackedD)
               Epilogue<C>::tma_chunk(tmap_d, chunk, n_base + chunk_col, m_base, group);
             else
-              Epilogue<C>::tma_chunk(tmap_d, chunk, n_base + chunk_col, m_base);
+              Epilogue<C>::tma_chunk(tmap_d, chunk, n_base + chunk_col, d_m_base);
           });
         } else if (kPartialTiles && n_base < C::kShapeN) {
-          const int64_t offset = group * params.d_group_stride + m_base * params.d_row_stride + n_base;
+          const int64_t offset = group * params.d_group_stride + int64_t(d_m_base) * params.d_row_stride + n_base;
           void* d = static_cast<uint8_t*>(params.d) + offset * C::kOutputBytes;
           Epilogue<C>::store_rows(staging, pass, d, params.d_row_stride, C::kShapeN - n_base, actions);
         }

@@ -106,6 +106,11 @@ struct Scheduler {
     return end < 0 ? 0u : min_of(static_cast<uint32_t>(end), m);
   }
 
+  // Where expert g's rows start in the psum layout: psum[g - 1] rounded up to the alignment (0 for g = 0).
+  __host__ __device__ uint32_t psum_start(uint32_t g) const {
+    return g == 0 ? 0u : ceil_div(psum_end(g - 1), kContiguousAlignment) * kContiguousAlignment;
+  }
+
   // The expert of row `row` of a tile of expert `group`: its m_indices value, or in the psum layout `group`
   // where the row lies before the expert's end (a tile lies inside the aligned range of one expert), else -1.
   __host__ __device__ int32_t row_expert(uint32_t row, uint32_t group) const {
