@@ -2,6 +2,7 @@
 multiple of 128, so each expert's tokens are followed by padding rows up to a multiple of 128 (zeros where the
 cast-transpose writes them, grouped_cast_transpose_to_fp8)."""
 
+import functools
 from typing import List
 
 import torch
@@ -12,28 +13,31 @@ from ._tokens import round_up
 class ExpertRows:
     """The padded layout of tokens sorted by expert, expert g owning m_splits[g] tokens (0 allowed).
 
-    counts: m_splits. padded_counts: each expert's rows in the layout, m_splits[g] rounded up to a multiple of 128 (the
-    k-grouped weight gradient's ks). psum: int32 [G], the end of each expert's real rows, the grouped GEMMs'
+    counts: m_splits. padded_counts: each expert's rows in the layout, m_splits[g] rounded up to a multiple of 128
+    (the k-grouped weight gradient's ks). psum: int32 [G], the end of each expert's real rows, the grouped GEMMs'
     prefix-sum layout (expert g's rows run from psum[g - 1] rounded up to 128 to psum[g]; the padding rows
-    between are not computed). rows: int64 [T], each token's row in the layout. experts: int64 [T], each
-    token's expert."""
+    between are not computed). token_starts: int32 [G], each expert's first token, from where the grouped GEMMs
+    write its rows (their d_row_starts: outputs in the tokens' order, without the padding)."""
 
     def __init__(self, m_splits: List[int], device: torch.device):
         self.counts = list(m_splits)
         self.padded_counts = [round_up(count) for count in m_splits]
-        # Expert g's tokens move down by `shift`: the padding of the experts before it.
-        psum, shifts, start, tokens = [], [], 0, 0
+        psum, starts, start, tokens = [], [], 0, 0
         for count, padded in zip(m_splits, self.padded_counts):
             psum.append(start + count)
-            shifts.append(start - tokens)
+            starts.append(tokens)
             start, tokens = start + padded, tokens + count
-        self.padded_total = start
-        counts = torch.tensor(m_splits, device=device)
-        self.experts = torch.repeat_interleave(torch.arange(len(m_splits), device=device), counts, output_size=tokens)
-        self.rows = torch.arange(tokens, device=device) + torch.tensor(shifts, device=device)[self.experts]
-        self.psum = torch.tensor(psum, dtype=torch.int32, device=device)
-        self.padded_counts_tensor = torch.tensor(self.padded_counts, dtype=torch.int32, device=device)
+        self.tokens = tokens
+        self.device = device
+        # One copy to the device for the three tables.
+        groups = len(m_splits)
+        tables = torch.tensor(psum + starts + self.padded_counts, dtype=torch.int32).to(device)
+        self.psum, self.token_starts = tables[:groups], tables[groups:2 * groups]
+        self.padded_counts_tensor = tables[2 * groups:]
 
-    def unpad(self, padded: torch.Tensor) -> torch.Tensor:
-        """The tokens' rows of `padded` [padded_total, H], in the tokens' order: [T, H]."""
-        return padded.index_select(0, self.rows)
+    @functools.cached_property
+    def experts(self) -> torch.Tensor:
+        """int64 [T], each token's expert (where the layer has a bias)."""
+        counts = torch.tensor(self.counts, device=self.device)
+        return torch.repeat_interleave(torch.arange(len(self.counts), device=self.device), counts,
+                                       output_size=self.tokens)

@@ -12,10 +12,11 @@ from ._weight_cache import QuantizedWeight, weight_for_step
 
 
 def _grouped_gemm(a, b, layout: ExpertRows, dtype: torch.dtype) -> torch.Tensor:
-    """Each expert's rows of A [padded_total, K] times its B[g]^T, in `dtype`, unpadded: [T, N]."""
-    d = torch.empty(layout.padded_total, b[0].size(1), dtype=dtype, device=a[0].device)
-    m_grouped_fp8_gemm_nt_contiguous(a, b, d, layout.psum, use_psum_layout=True)
-    return layout.unpad(d)
+    """Each expert's rows of A (the padded layout) times its B[g]^T, in `dtype`, written in the tokens' order
+    without the padding: [T, N]."""
+    d = torch.empty(layout.tokens, b[0].size(1), dtype=dtype, device=a[0].device)
+    m_grouped_fp8_gemm_nt_contiguous(a, b, d, layout.psum, use_psum_layout=True, d_row_starts=layout.token_starts)
+    return d
 
 
 class GroupedLinearFunction(torch.autograd.Function):
