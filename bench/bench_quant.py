@@ -44,6 +44,7 @@ from quantize_reference import (  # noqa: E402
     cast_transpose,
     deepgemm_per_token,
     grouped_cast_transpose,
+    padded_to_blocks,
 )
 
 # The cast-transpose's shapes: tokens x hidden sizes of DeepSeek-V3 (7168, and 2048 of an expert's intermediate).
@@ -93,18 +94,6 @@ def per_block_then_copied_transposed(w):
     and of the scales transposed."""
     codes, scales = fgemm.per_block_cast_to_fp8(w)
     return (codes, scales, codes.transpose(-1, -2).contiguous(), scales.transpose(-1, -2).contiguous())
-
-
-def padded_to_blocks(x, ks):
-    """x [sum(ks), H] with each expert's rows followed by zero rows up to a multiple of 128, and those counts: the
-    torch chain's padding (what fgemm.nn.GroupedLinear did before the cast-transpose padded)."""
-    padded_counts = [math.ceil(k / 128) * 128 for k in ks]
-    starts = torch.tensor([0] + padded_counts[:-1], device=x.device).cumsum(0)
-    firsts = torch.tensor([0] + ks[:-1], device=x.device).cumsum(0)
-    counts = torch.tensor(ks, device=x.device)
-    experts = torch.repeat_interleave(torch.arange(len(ks), device=x.device), counts, output_size=sum(ks))
-    rows = torch.arange(sum(ks), device=x.device) - firsts[experts] + starts[experts]
-    return x.new_zeros(sum(padded_counts), x.size(1)).index_copy_(0, rows, x), padded_counts
 
 
 def weight_cast_transpose_bytes(g, n, k):

@@ -37,13 +37,13 @@ const char* grouped_layout_name(const GemmProblem& p) {
 
 std::int64_t element_bytes(DType dtype) { return static_cast<std::int64_t>(dtype_size(dtype)); }
 
-// Rows [row, row + rows) of group `group`, whose D rows start at `d_row` (packed D) or at `row`. A, sfa, C and D
-// have group strides only in the masked layout, so in the contiguous layout `group` picks the expert's B and sfb
-// alone. An MN-major A's rows are its columns.
+// Rows [row, row + rows) of group `group`, whose rows of D start at `d_row` (`row` itself but in a packed D).
+// A, sfa, C and D have group strides only in the masked layout, so in the contiguous layout `group` picks the
+// expert's B and sfb alone. An MN-major A's rows are its columns.
 RowBlock block_at(const GemmProblem& p, std::int64_t group, std::int64_t row, std::int64_t rows,
-                  std::int64_t d_row = -1) {
+                  std::int64_t d_row) {
   const std::int64_t a_offset = group * p.a_group_stride + row * (p.a_mn_major ? 1 : p.a_row_stride);
-  const std::int64_t d_offset = group * p.d_group_stride + (d_row < 0 ? row : d_row) * p.d_row_stride;
+  const std::int64_t d_offset = group * p.d_group_stride + d_row * p.d_row_stride;
   RowBlock block;
   block.a = p.a + a_offset * element_bytes(p.ab_dtype);
   // INT8 without scales (Scaling::None) has neither sfa nor sfb.
@@ -108,12 +108,12 @@ std::vector<RowBlock> make_row_blocks(const GemmProblem& p) {
   check_group_arrays(p);
   std::vector<RowBlock> blocks;
   switch (p.layout) {
-    case GemmLayout::Normal: blocks.push_back(block_at(p, 0, 0, p.m)); break;
+    case GemmLayout::Normal: blocks.push_back(block_at(p, 0, 0, p.m, 0)); break;
     case GemmLayout::Contiguous:
       if (p.psum != nullptr) {
         for (std::int64_t group = 0; group < p.num_groups; ++group) {
           const std::int64_t begin = psum_start(p, group), end = p.psum[group];
-          const std::int64_t d_row = p.d_row_starts != nullptr ? p.d_row_starts[group] : -1;
+          const std::int64_t d_row = p.d_row_starts != nullptr ? p.d_row_starts[group] : begin;
           if (begin < end) blocks.push_back(block_at(p, group, begin, end - begin, d_row));
         }
         break;
@@ -122,13 +122,13 @@ std::vector<RowBlock> make_row_blocks(const GemmProblem& p) {
         const std::int32_t expert = p.m_indices[begin];
         std::int64_t end = begin + 1;
         while (end < p.m && p.m_indices[end] == expert) ++end;
-        if (expert >= 0) blocks.push_back(block_at(p, expert, begin, end - begin));
+        if (expert >= 0) blocks.push_back(block_at(p, expert, begin, end - begin, begin));
         begin = end;
       }
       break;
     case GemmLayout::Masked:
       for (std::int64_t group = 0; group < p.num_groups; ++group)
-        if (p.masked_m[group] > 0) blocks.push_back(block_at(p, group, 0, p.masked_m[group]));
+        if (p.masked_m[group] > 0) blocks.push_back(block_at(p, group, 0, p.masked_m[group], 0));
       break;
     case GemmLayout::KGrouped: break;  // never here: cpu::gemm runs each expert as a normal problem
   }

@@ -65,11 +65,11 @@ void cast_transpose(const detail::CastTransposeProblem& p, Stream stream) {
   params.qt_group_stride = p.qt_group_stride;
   params.rows = static_cast<std::uint32_t>(p.rows);
   // One launch per kMaxBandsPerLaunch bands, over the row blocks they cover.
+  const auto u32 = [](std::int64_t value) { return static_cast<std::uint32_t>(value); };
   for (std::size_t first = 0; first < p.bands.size(); first += kMaxBandsPerLaunch) {
     const std::size_t count = std::min<std::size_t>(kMaxBandsPerLaunch, p.bands.size() - first);
     for (std::size_t b = 0; b < count; ++b) {
       const detail::TransposedBand& band = p.bands[first + b];
-      const auto u32 = [](std::int64_t value) { return static_cast<std::uint32_t>(value); };
       params.band[b] = {u32(band.first_row), u32(band.rows), band.offset, band.row_stride, u32(band.x_first_row),
                         u32(band.x_rows)};
     }

@@ -178,8 +178,9 @@ ScaleBoxes scale_boxes(const detail::GemmProblem& p) {
 // addresses sfb by 32-bit element offsets.
 void check_kernel_limits(const detail::GemmProblem& p) {
   constexpr std::int64_t kMaxExtent = 0x7fffffff;
-  if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent)
-    throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N and K must each be below 2^31");
+  if (p.m > kMaxExtent || p.n > kMaxExtent || p.k > kMaxExtent || p.d_rows > kMaxExtent)
+    throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, M, N, K and the rows of a packed D must each be below "
+                                         "2^31");
   if (p.scaling != detail::Scaling::Block) return;  // no scales per 128 x 128 block
   const std::int64_t sfb_groups = p.layout == detail::GemmLayout::Normal ? 1 : p.num_groups;
   const std::int64_t sfb_last = (sfb_groups - 1) * p.sfb_group_stride +

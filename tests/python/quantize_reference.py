@@ -55,6 +55,19 @@ def cast_transpose(x, use_ue8m0=False):
     return (*per_token(x, use_ue8m0), *per_token(x.t(), use_ue8m0))
 
 
+def padded_to_blocks(x, ks):
+    """x [sum(ks), H] with each expert's rows followed by zero rows up to a multiple of 128, and those counts: the
+    padded x whose outputs grouped_cast_transpose_to_fp8 of any counts gives (a zero-filled buffer and one
+    index_copy_, as torch writes the padding)."""
+    padded_counts = [-(-k // BLOCK) * BLOCK for k in ks]
+    starts = torch.tensor([0] + padded_counts[:-1], device=x.device).cumsum(0)
+    firsts = torch.tensor([0] + list(ks[:-1]), device=x.device).cumsum(0)
+    experts = torch.repeat_interleave(torch.arange(len(ks), device=x.device), torch.tensor(ks, device=x.device),
+                                      output_size=sum(ks))
+    rows = torch.arange(sum(ks), device=x.device) - firsts[experts] + starts[experts]
+    return x.new_zeros(sum(padded_counts), x.size(1)).index_copy_(0, rows, x), padded_counts
+
+
 def grouped_cast_transpose(x, ks, use_ue8m0=False):
     """(codes, scales, flat transposed codes, transposed scales) of x [sum(ks), H]: per_token of x, then of each
     expert's rows transposed, its [H, ks[g]] codes flattened one expert after another and its [H, ks[g] / 128]

@@ -15,6 +15,7 @@ from quantize_reference import (
     cast_transpose,
     grouped_cast_transpose,
     is_nan_code,
+    padded_to_blocks,
     random_input,
 )
 
@@ -186,12 +187,7 @@ def test_grouped_pads_each_expert_to_whole_blocks(ks, h, dtype):
     # Counts that are not multiples of 128: the outputs are those of x with each expert's rows followed by zero
     # rows up to a multiple of 128, as the grouped GEMMs' aligned layout holds them.
     x = random_input((sum(ks), h), dtype, torch.Generator().manual_seed(sum(ks) + h))
-    padded_counts = [-(-k // 128) * 128 for k in ks]
-    padded = torch.zeros(sum(padded_counts), h, dtype=dtype)
-    start = 0
-    for k, rows in zip(ks, x.split(ks)):
-        padded[start : start + k] = rows
-        start += -(-k // 128) * 128
+    padded, padded_counts = padded_to_blocks(x, ks)
     out = fgemm.grouped_cast_transpose_to_fp8(x, ks)
     assert_same(out, fgemm.grouped_cast_transpose_to_fp8(padded, padded_counts), f"for ks={ks}, H={h}, {dtype}")
     assert_same(out, grouped_cast_transpose(padded, padded_counts))

@@ -14,6 +14,7 @@ from quantize_reference import (
     assert_same_scales,
     cast_transpose,
     grouped_cast_transpose,
+    padded_to_blocks,
     random_input,
 )
 from sanitizer import assert_sanitizer_clean
@@ -91,24 +92,13 @@ def test_grouped_matches_reference_and_cpu(ks, h, dtype, use_ue8m0):
     assert_same(out, cpu, f"against the CPU backend for ks={ks[:8]}.. H={h} {dtype}")
 
 
-def padded_rows(x, ks):
-    """x [sum(ks), H] with each expert's rows followed by zero rows up to a multiple of 128, and those counts."""
-    padded_counts = [-(-k // 128) * 128 for k in ks]
-    padded = x.new_zeros(sum(padded_counts), x.size(1))
-    start = 0
-    for k, rows in zip(ks, x.split(ks)):
-        padded[start : start + k] = rows
-        start += -(-k // 128) * 128
-    return padded, padded_counts
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("ks,h", [([100, 0, 1, 300], 7168), ([127], 64), ([129, 128], 2048), ([0, 5], 300),
                                   ([1000 * (g % 3) + g for g in range(40)], 256)])  # two launches
 def test_grouped_pads_each_expert_to_whole_blocks_as_the_cpu(ks, h, dtype):
     x = on_gpu((sum(ks), h), dtype, sum(ks) + h)
     out = fgemm.grouped_cast_transpose_to_fp8(x, ks)
-    padded, padded_counts = padded_rows(x, ks)
+    padded, padded_counts = padded_to_blocks(x, ks)
     assert_same(out, grouped_cast_transpose(padded, padded_counts), f"for ks={ks[:8]}.. H={h} {dtype}")
     assert_same(out, fgemm.grouped_cast_transpose_to_fp8(x.cpu(), ks), f"against the CPU for ks={ks[:8]}..")
 
@@ -122,7 +112,7 @@ def test_grouped_padding_writes_only_the_padded_outputs():
     codes = torch.empty(rows, h, dtype=torch.float8_e4m3fn, device="cuda")
     sf, sft = torch.empty(rows, 2, device="cuda"), torch.empty(h, rows // 128, device="cuda")
     fgemm._C.grouped_cast_transpose_to_fp8(x, ks, codes, sf, flat, sft, False)
-    assert_same((codes, sf, flat, sft), grouped_cast_transpose(*padded_rows(x, ks)))
+    assert_same((codes, sf, flat, sft), grouped_cast_transpose(*padded_to_blocks(x, ks)))
     assert (storage[:16] == 0x55).all() and (storage[16 + rows * h :] == 0x55).all()
 
 
