@@ -76,6 +76,18 @@ def test_16bit_normal_every_split(config, letters, out, c_mode, dtype_name):
             check_dense(dtype_name, letters, out, c_mode, m, n, k, device="cuda")
 
 
+# Three math warpgroups (192-row tiles) beside a ring of C of one slot: the barriers then number an odd count of
+# 8-byte words (a full and an empty one per stage, one per warpgroup and slot of C, split-K's two), and split-K's
+# sums, read and written 16 bytes at a time, once lay behind them 8 bytes off a 16-byte boundary (a
+# misaligned-address fault on an H100, which the fuzz runner found).
+@pytest.mark.parametrize("c_slots", [1, 2])
+@pytest.mark.parametrize("dtype_name", ["bf16", "fp16"])
+def test_16bit_split_of_three_warpgroups_beside_a_ring_of_c(dtype_name, c_slots):
+    with forced_config(192, 64, 1, 1, 4, c_slots=c_slots):
+        for m, n, k in [(4616, 8, 5888), (333, 200, 3072)]:
+            check_dense(dtype_name, "tn", "same", "c", m, n, k, device="cuda")
+
+
 @pytest.mark.parametrize("config", [(64, 128, 4), (128, 72, 2)])
 def test_16bit_masked_split(config):
     with forced_config(config[0], config[1], 1, 1, config[2]):

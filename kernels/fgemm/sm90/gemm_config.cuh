@@ -66,6 +66,7 @@ struct GemmConfig {
   // C of its own: the chunks of a warpgroup's columns of C, and those its ring holds (epilogue_c_ring.cuh).
   static constexpr uint32_t kCChunks = kTile.c_chunks();
   static constexpr uint32_t kCSlots = kTile.c_slots;
+  static constexpr uint32_t kSplitKSumsBytes = kTile.split_k_sums_bytes();
   // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile at
   // that edge is stored element by element.
   static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;

@@ -45,20 +45,25 @@ struct GemmKernel {
                 "a stage loads whole boxes of each operand");
   using Sched = Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN>;
 
-  // Shared memory, every buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA
-  // and wgmma address it from there): D's staging, C's rings, A's and B's stages, the math policy's stage
-  // buffers, the barriers (C's rings' last), and split-K's sums and barriers.
+  // Shared memory: D's staging, C's rings, A's and B's stages, each buffer on a 1024-byte boundary, where the
+  // 128-byte swizzle's pattern starts (the TMA and wgmma address it from there); the math policy's stage
+  // buffers; split-K's sums, read and written 16 bytes at a time, on a 16-byte boundary, which the barriers after
+  // them (8 bytes each, as many as the stages, C's slots and split-K take) would not keep; then the barriers.
   struct SharedMemory {
     uint8_t* d;
     uint8_t* c;
     uint8_t* a;
     uint8_t* b;
     uint8_t* extra;
+    uint8_t* split_k_sums;
     uint64_t* full;
     uint64_t* empty;
     uint64_t* c_full;
     uint64_t* split_k_barriers;
-    uint8_t* split_k_sums;
+
+    static_assert(C::kSmemA % 1024 == 0 && C::kSmemB % 1024 == 0 && Math::kStageExtraBytes % 16 == 0 &&
+                      C::kSplitKSumsBytes % 16 == 0,
+                  "the stages keep split-K's sums on a 16-byte boundary");
 
     __device__ __forceinline__ explicit SharedMemory(uint8_t* base)
         : d(base),
@@ -66,11 +71,11 @@ struct GemmKernel {
           a(c + C::kNumMathWarpgroups * C::kCSlots * TileConfig::kCChunkBytes),
           b(a + kNumStages * C::kSmemA),
           extra(b + kNumStages * C::kSmemB),
-          full(reinterpret_cast<uint64_t*>(extra + kNumStages * Math::kStageExtraBytes)),
+          split_k_sums(extra + kNumStages * Math::kStageExtraBytes),
+          full(reinterpret_cast<uint64_t*>(split_k_sums + C::kSplitKSumsBytes)),
           empty(full + kNumStages),
           c_full(empty + kNumStages),
-          split_k_barriers(c_full + C::kNumMathWarpgroups * C::kCSlots),
-          split_k_sums(reinterpret_cast<uint8_t*>(split_k_barriers + 2)) {}
+          split_k_barriers(c_full + C::kNumMathWarpgroups * C::kCSlots) {}
   };
 
   // The TMA thread of the producer warpgroup: streams the K blocks of A and B (and what the math policy loads

@@ -82,11 +82,12 @@ struct TileConfig {
 
   // Split-K: each CTA's FP32 sums of the tile, which its peers read, and two barriers (its sums are ready,
   // its peers are done reading them).
-  constexpr int split_k_bytes() const { return split_k > 1 ? block_m * block_n * 4 + 2 * 8 : 0; }
+  constexpr int split_k_sums_bytes() const { return split_k > 1 ? block_m * block_n * 4 : 0; }
+  constexpr int split_k_bytes() const { return split_k > 1 ? split_k_sums_bytes() + 2 * 8 : 0; }
 
   // Shared memory: D's staging, C's rings, then per stage a K block of A and of B and `stage_extra_bytes` that
-  // the per-K-block math loads with them (FP8: the scales of A), then a full and an empty barrier per stage, C's
-  // barriers, then what split-K needs.
+  // the per-K-block math loads with them (FP8: the scales of A), split-K's sums, then a full and an empty
+  // barrier per stage, C's barriers and split-K's.
   constexpr int stage_bytes(int stage_extra_bytes) const {
     return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
   }
