@@ -24,6 +24,7 @@ us (CUDA events). Before timing, y, x.grad and the weight gradient of one step a
 """
 
 import argparse
+import itertools
 import json
 import math
 import sys
@@ -57,8 +58,10 @@ class GroupedMmExperts(LoopExperts):
     """The experts in BF16 as one grouped GEMM: torch._grouped_mm with the experts' end rows as offsets."""
 
     def forward(self, x, m_splits):
-        ends = torch.tensor(m_splits, dtype=torch.int32).cumsum(0, dtype=torch.int32).to(x.device)
-        return torch._grouped_mm(x, self.weight.transpose(1, 2), offs=ends)
+        # The offsets copied from pinned memory, asynchronously, as fgemm's layer copies its tables: from pageable
+        # memory the copy would wait for the GPU to finish the work queued before it.
+        ends = torch.tensor(list(itertools.accumulate(m_splits)), dtype=torch.int32, pin_memory=x.is_cuda)
+        return torch._grouped_mm(x, self.weight.transpose(1, 2), offs=ends.to(x.device, non_blocking=True))
 
 
 def grouped_mm_works(device) -> bool:

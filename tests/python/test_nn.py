@@ -416,6 +416,28 @@ def test_fused_accumulation_checks_main_grad(main_grad, error, match):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("kind", ["Linear", "GroupedLinear"])
+def test_a_step_never_waits_for_the_gpu(kind):
+    """A step (bias included) enqueues its work without a synchronizing operation, such as a copy from pageable
+    memory, which would keep the host from running ahead of the GPU."""
+    torch.manual_seed(9)
+    m_splits = [100, 0, 300]
+    if kind == "Linear":
+        layer, inputs = Linear(IN_FEATURES, OUT_FEATURES, device="cuda"), ()
+    else:
+        layer, inputs = GroupedLinear(len(m_splits), IN_FEATURES, OUT_FEATURES, bias=True, device="cuda"), (m_splits,)
+    x = torch.randn(sum(m_splits), IN_FEATURES, dtype=torch.bfloat16, device="cuda", requires_grad=True)
+    dy = torch.randn(sum(m_splits), OUT_FEATURES, dtype=torch.bfloat16, device="cuda")
+    layer(x, *inputs).backward(dy)  # the kernels compiled and loaded
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        layer(x, *inputs).backward(dy)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+@pytest.mark.gpu
 def test_input_on_another_device_than_the_layer_is_refused():
     with pytest.raises(ValueError, match="fgemm.nn.Linear: argument 'x' is on cuda:0, the layer's parameters on cpu"):
         Linear(64, 64)(torch.randn(3, 64, device="cuda"))
