@@ -46,6 +46,14 @@ void expect_compiles_cleanly(const KernelConfig& config) {
   EXPECT_EQ(result.log.find("C7514"), std::string::npos) << config.name() << "\n" << result.log;
 }
 
+// The heuristics' kernels of `size` with sfa loaded by the TMA and copied by the producer's helper warp.
+void expect_chosen_kernels_compile_cleanly(ProblemSize size, const DeviceLimits& device) {
+  for (bool sfa_by_tma : {true, false}) {
+    size.shape.sfa_by_tma = sfa_by_tma;
+    expect_compiles_cleanly(choose_config(size, device));
+  }
+}
+
 // A large problem whose N and K are multiples of neither 64 nor 128, of one kind (FP8's block recipe by default).
 ProblemSize ragged_problem(DType dtype = DType::E4M3, detail::Scaling scaling = detail::Scaling::Block) {
   ProblemSize size;
@@ -77,10 +85,7 @@ TEST(GemmKernelCompile, SeedShapesChosenConfigurations) {
       size.shape.n = shape.n;
       size.shape.k = shape.k;
       size.shape.ab_dtype = dtype;
-      for (bool sfa_by_tma : {true, false}) {
-        size.shape.sfa_by_tma = sfa_by_tma;
-        expect_compiles_cleanly(choose_config(size, h100));
-      }
+      expect_chosen_kernels_compile_cleanly(size, h100);
     }
   }
 }
@@ -122,10 +127,7 @@ TEST(GemmKernelCompile, GroupedLayouts) {
     size.shape.layout = c.layout;
     size.shape.n = c.n;
     size.shape.k = c.k;
-    for (bool sfa_by_tma : {true, false}) {
-      size.shape.sfa_by_tma = sfa_by_tma;
-      expect_compiles_cleanly(choose_config(size, h100));
-    }
+    expect_chosen_kernels_compile_cleanly(size, h100);
     // The prefix-sum form, with D padded and packed (d_row_starts), BF16 and FP32 out.
     if (c.layout != detail::GemmLayout::Contiguous) continue;
     size.shape.psum = true;
@@ -261,10 +263,7 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
     k_grouped.shape.output_f32 = epilogue.output_f32;
     k_grouped.shape.has_c = epilogue.has_c;
     k_grouped.shape.c_in_d = epilogue.c_in_d;
-    for (bool sfa_by_tma : {true, false}) {
-      k_grouped.shape.sfa_by_tma = sfa_by_tma;
-      expect_compiles_cleanly(choose_config(k_grouped, h100));
-    }
+    expect_chosen_kernels_compile_cleanly(k_grouped, h100);
   }
 }
 
@@ -388,13 +387,8 @@ TEST(GemmKernelCompile, Int8BlockGroupedLayouts) {
     return size;
   };
   for (auto layout : {detail::GemmLayout::Contiguous, detail::GemmLayout::Masked}) {
-    for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 7168}, {7168, 2048}}) {
-      for (bool sfa_by_tma : {true, false}) {
-        ProblemSize size = grouped(layout, n, k);
-        size.shape.sfa_by_tma = sfa_by_tma;
-        expect_compiles_cleanly(choose_config(size, h100));
-      }
-    }
+    for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 7168}, {7168, 2048}})
+      expect_chosen_kernels_compile_cleanly(grouped(layout, n, k), h100);
   }
   ProblemSize masked_with_c = grouped(detail::GemmLayout::Masked, 32768, 512);
   masked_with_c.m = 4096;
