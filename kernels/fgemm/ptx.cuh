@@ -286,7 +286,8 @@ __device__ __forceinline__ void bulk_wait_group_read_all() {
 // Waits until the committed stores are complete in global memory.
 __device__ __forceinline__ void bulk_wait_group_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
-// Orders this thread's ordinary shared-memory writes before later reads by the async proxy (a TMA store).
+// Orders this thread's ordinary shared-memory accesses before later ones by the async proxy: its writes before a
+// TMA store reads them, its reads before a TMA load overwrites them.
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from checks_1d1d import check_k_grouped, check_normal
+from gpu_reference import forced_config
 from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
@@ -45,6 +46,17 @@ def test_k_grouped(ks, m, n, c_mode, out):
 @pytest.mark.parametrize("mn_major", [True, False])
 def test_k_grouped_scale_layouts(mn_major):
     check_k_grouped([256, 128, 0, 640], 256, 512, "cuda", mn_major=mn_major)
+
+
+def test_k_grouped_refills_its_ring_of_c_beside_the_helper_warp():
+    """An expert of a single K block among longer ones, a C of its own and row-major scales, on 128 x 128 tiles
+    whose ring holds three of C's four chunks: the epilogue refills a slot as soon as every thread has read it,
+    while the helper warp copies the next tiles' scales. On an H100 the refill overwrote an 8-column group of C
+    before it had been read, in every call, until each thread fenced its reads into the async proxy
+    (epilogue_c_ring.cuh)."""
+    with forced_config(128, 128, 1, 1, 0, c_slots=3):
+        for seed in range(3):
+            check_k_grouped([1152, 768, 128, 2688], 3564, 3160, "cuda", out=torch.bfloat16, mn_major=False, seed=seed)
 
 
 def test_same_bits_every_call():

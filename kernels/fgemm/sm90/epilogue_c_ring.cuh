@@ -46,7 +46,7 @@ struct CRing {
 
   // The tile's first chunks into the ring, once every thread of the warpgroup has read the previous tile's.
   __device__ __forceinline__ void begin_tile(const CRingMemory& ring, const CChunkOrigin& origin) const {
-    ptx::named_barrier_sync(origin.barrier_id, 128);
+    slots_read(origin.barrier_id);
     if (threadIdx.x % 128 == 0) {
 #pragma unroll
       for (uint32_t chunk = 0; chunk < kSlots; ++chunk) load(ring, origin, chunk);
@@ -63,7 +63,7 @@ struct CRing {
       ptx::mbarrier_wait(&ring.full[slot], index / kSlots % 2);
       read(chunk, ptx::smem_address(ring.slots + slot * kChunkBytes));
       if (chunk + kSlots < kChunks) {
-        ptx::named_barrier_sync(origin.barrier_id, 128);  // every thread has read the slot
+        slots_read(origin.barrier_id);
         if (threadIdx.x % 128 == 0) load(ring, origin, chunk + kSlots);
       }
     }
@@ -71,6 +71,16 @@ struct CRing {
   }
 
  private:
+  // Waits until every thread of the warpgroup has read the slots the TMA is about to refill. The TMA writes
+  // through the async proxy, which a barrier does not order after the threads' loads: ptxas issues a chunk's last
+  // loads just before the barrier and waits for their values after it, and on an H100 a refill issued right after
+  // the barrier overwrote an 8-column group of them before they had read it (k-grouped FP8 with C and
+  // helper-copied scales). A proxy fence in each thread first makes its loads of the slots complete.
+  __device__ __forceinline__ static void slots_read(uint32_t barrier_id) {
+    ptx::fence_proxy_async_shared();
+    ptx::named_barrier_sync(barrier_id, 128);
+  }
+
   __device__ __forceinline__ void load(const CRingMemory& ring, const CChunkOrigin& origin, uint32_t chunk) const {
     const uint32_t slot = (chunks_before + chunk) % kSlots;
     uint64_t* full = &ring.full[slot];
