@@ -9,6 +9,12 @@ import fgemm
 # calc_diff against float64 of the dequantized operands: the GPU promotes each K block exactly in FP32; the CPU
 # rounds each dequantized element to BF16 first (src/cpu/dequantize_row_blocks.hpp).
 TOLERANCE = {"cuda": 1e-5, "cpu": 2e-5}
+# And each element on its own, so that a few wrong ones among millions fail too, within the bound of a dot
+# product's rounding: D's own (2^-8 of the element for BF16) plus a part of the sum of the magnitudes of its
+# products, sum_k |a_k b_k|: the CPU rounds each dequantized operand to BF16 (2^-9 each); the GPU's tensor cores
+# keep about 14 bits while they sum a K block. A wrong element of C (16 x N(0, 1)) is off by several times the
+# CPU's bound and tens of times the GPU's in these tests.
+MAGNITUDE_TOLERANCE = {"cuda": 2.0**-11, "cpu": 2.0**-8}
 
 
 def quantize_rows(x: torch.Tensor, mn_major: bool):
@@ -25,6 +31,15 @@ def poisoned(shape, dtype, device):
     return torch.full(shape, float("nan"), dtype=dtype, device=device)
 
 
+def assert_each_element_close(d, reference, magnitudes, device, context):
+    """magnitudes: sum_k |a_k b_k| of each element (|A| |B|^T of the dequantized operands)."""
+    relative = 2.0**-8 if d.dtype == torch.bfloat16 else 2.0**-23
+    bound = relative * reference.abs() + MAGNITUDE_TOLERANCE[device] * magnitudes
+    excess = (d.double() - reference).abs() / bound.clamp_min(1e-300)  # bound 0: C alone, copied exactly
+    assert excess.max() <= 1, (*context, f"{int((excess > 1).sum())} elements out of bounds, the worst at "
+                               f"{excess.argmax().item()} (flat index) by {excess.max().item():.2f}x")
+
+
 def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     """fp8_gemm_nt with sfb [N, ceil(K/128)]: c_mode None (no C), "c" (a separate C) or "d" (C is D)."""
     generator = torch.Generator().manual_seed(seed)
@@ -32,7 +47,9 @@ def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     b = torch.randn(n, k, generator=generator).to(device) * 3
     a8, sfa = quantize_rows(a, mn_major)
     b8, sfb = quantize_rows(b, mn_major)
-    reference = dequantize(a8, sfa) @ dequantize(b8, sfb).T
+    a_values, b_values = dequantize(a8, sfa), dequantize(b8, sfb)
+    reference = a_values @ b_values.T
+    magnitudes = a_values.abs() @ b_values.abs().T
     c = None
     if c_mode is None:
         d = poisoned((m, n), out, device)
@@ -44,15 +61,18 @@ def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     assert not d.isnan().any(), (m, n, k, out)
     diff = fgemm.calc_diff(d.double(), reference)
     assert diff < TOLERANCE[device], (m, n, k, out, c_mode, mn_major, diff)
+    assert_each_element_close(d, reference, magnitudes, device, (m, n, k, out, c_mode, mn_major))
 
 
 def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
-    """The flat per-expert blocks of k_grouped_fp8_gemm_nt_contiguous and the float64 products A_g B_g^T."""
+    """The flat per-expert blocks of k_grouped_fp8_gemm_nt_contiguous, the float64 products A_g B_g^T and the
+    sums of their terms' magnitudes |A_g| |B_g|^T."""
     generator = torch.Generator().manual_seed(seed)
-    a_blocks, b_blocks, sfa_blocks, sfb_blocks, products = [], [], [], [], []
+    a_blocks, b_blocks, sfa_blocks, sfb_blocks, products, magnitudes = [], [], [], [], [], []
     for k in ks:
         if k == 0:
             products.append(torch.zeros(m, n, dtype=torch.float64, device=device))
+            magnitudes.append(products[-1])
             continue
         a8, sfa = quantize_rows(torch.randn(m, k, generator=generator).to(device), mn_major)
         b8, sfb = quantize_rows(torch.randn(n, k, generator=generator).to(device), mn_major)
@@ -60,7 +80,9 @@ def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
         b_blocks.append(b8.flatten())
         sfa_blocks.append(sfa)
         sfb_blocks.append(sfb)
-        products.append(dequantize(a8, sfa) @ dequantize(b8, sfb).T)
+        a_values, b_values = dequantize(a8, sfa), dequantize(b8, sfb)
+        products.append(a_values @ b_values.T)
+        magnitudes.append(a_values.abs() @ b_values.abs().T)
     empty = torch.empty(0, dtype=torch.float8_e4m3fn, device=device)
     a = torch.cat(a_blocks) if a_blocks else empty
     b = torch.cat(b_blocks) if b_blocks else empty
@@ -69,13 +91,13 @@ def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
     if mn_major:  # the concatenation of MN-major blocks is row-major: make it MN-major again
         sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
         sfb = fgemm.get_mn_major_tma_aligned_tensor(sfb)
-    return (a, sfa), (b, sfb), torch.stack(products)
+    return (a, sfa), (b, sfb), torch.stack(products), torch.stack(magnitudes)
 
 
 def check_k_grouped(ks, m, n, device, c_mode="c", out=torch.float32, mn_major=True, seed=0):
     """k_grouped_fp8_gemm_nt_contiguous into d of dtype `out`: c_mode "c" (a separate C), "d" (C is D, FP32) or
     None (no C, BF16 out: the gradient alone)."""
-    a, b, products = k_grouped_operands(ks, m, n, device, mn_major, seed)
+    a, b, products, magnitudes = k_grouped_operands(ks, m, n, device, mn_major, seed)
     generator = torch.Generator().manual_seed(seed + 1)
     shape = (len(ks), m, n)
     c = None if c_mode is None else (torch.randn(*shape, generator=generator) * 16).to(device)
@@ -86,6 +108,7 @@ def check_k_grouped(ks, m, n, device, c_mode="c", out=torch.float32, mn_major=Tr
     assert not d.isnan().any(), (ks, m, n)
     diff = fgemm.calc_diff(d.double(), reference)
     assert diff < TOLERANCE[device], (ks, m, n, c_mode, out, mn_major, diff)
+    assert_each_element_close(d, reference, magnitudes, device, (ks, m, n, c_mode, out, mn_major))
     for g, k in enumerate(ks):
         if k == 0:  # an expert with no K gets C (rounded to d's type), or zeros
             expected = torch.zeros(m, n, device=device) if c is None else c[g]
