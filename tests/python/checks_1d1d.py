@@ -27,6 +27,12 @@ def dequantize(codes: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
     return codes.double() * scales.double().repeat_interleave(128, dim=-1)[..., :k]
 
 
+def products_and_magnitudes(a8, sfa, b8, sfb):
+    """A B^T of the dequantized operands in float64, and |A| |B|^T: each element's sum_k |a_k b_k|."""
+    a_values, b_values = dequantize(a8, sfa), dequantize(b8, sfb)
+    return a_values @ b_values.T, a_values.abs() @ b_values.abs().T
+
+
 def poisoned(shape, dtype, device):
     return torch.full(shape, float("nan"), dtype=dtype, device=device)
 
@@ -47,9 +53,7 @@ def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     b = torch.randn(n, k, generator=generator).to(device) * 3
     a8, sfa = quantize_rows(a, mn_major)
     b8, sfb = quantize_rows(b, mn_major)
-    a_values, b_values = dequantize(a8, sfa), dequantize(b8, sfb)
-    reference = a_values @ b_values.T
-    magnitudes = a_values.abs() @ b_values.abs().T
+    reference, magnitudes = products_and_magnitudes(a8, sfa, b8, sfb)
     c = None
     if c_mode is None:
         d = poisoned((m, n), out, device)
@@ -80,9 +84,9 @@ def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
         b_blocks.append(b8.flatten())
         sfa_blocks.append(sfa)
         sfb_blocks.append(sfb)
-        a_values, b_values = dequantize(a8, sfa), dequantize(b8, sfb)
-        products.append(a_values @ b_values.T)
-        magnitudes.append(a_values.abs() @ b_values.abs().T)
+        product, magnitude = products_and_magnitudes(a8, sfa, b8, sfb)
+        products.append(product)
+        magnitudes.append(magnitude)
     empty = torch.empty(0, dtype=torch.float8_e4m3fn, device=device)
     a = torch.cat(a_blocks) if a_blocks else empty
     b = torch.cat(b_blocks) if b_blocks else empty
