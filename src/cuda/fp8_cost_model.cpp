@@ -167,6 +167,14 @@ void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelCo
            (problem.shape.c_in_d && c.warpgroup_n() * c.output_bytes % kLineBytes != 0);
   };
   configs.erase(std::remove_if(configs.begin(), configs.end(), unsuited), configs.end());
+  // In the k-grouped layout with the helper warp, ptxas spilled 12-20 bytes of a ring that holds all of C's
+  // chunks (no refill orders the epilogue's reads of them), and none of a ring of half of them in the same memory.
+  if (problem.shape.layout == detail::GemmLayout::KGrouped && helper_copies_scales)
+    for (KernelConfig& config : configs)
+      if (config.c_slots > 1 && config.c_slots == config.c_chunks()) config.c_slots = config.c_chunks() / 2;
+  // A tile whose rings were all of a size now.
+  const auto same = [](const KernelConfig& a, const KernelConfig& b) { return a.name() == b.name(); };
+  configs.erase(std::unique(configs.begin(), configs.end(), same), configs.end());
   // The K blocks alternate between the two partials; the k-grouped K loop, whose K blocks are known only on the
   // device, keeps their parity with an even number of stages.
   if (problem.shape.layout == detail::GemmLayout::KGrouped)

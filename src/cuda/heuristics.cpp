@@ -152,27 +152,47 @@ int most_stages(KernelConfig config, const DeviceLimits& device) {
   return stages;
 }
 
-double c_ring_cycles(const KernelConfig& config) {
-  if (config.c_slots == 0) return 0.0;
+namespace {
+
+// The rounds of refills a ring of C waits for in the epilogue: those of the chunks it cannot hold, each round as
+// many as it has slots, issued one after another as the slots are read.
+int c_ring_refill_rounds(const KernelConfig& config) {
   const int streamed = config.c_chunks() - config.c_slots;
-  return streamed > 0 ? ceil_div(streamed, config.c_slots) * kLoadLatencyCycles : 0.0;
+  return streamed > 0 ? ceil_div(streamed, config.c_slots) : 0;
+}
+
+}  // namespace
+
+double c_ring_cycles(const KernelConfig& config) {
+  return config.c_slots == 0 ? 0.0 : c_ring_refill_rounds(config) * kLoadLatencyCycles;
 }
 
 namespace {
 
 // With a C of its own, each candidate with a ring of C (epilogue_c_ring.cuh) of every size that gains it a
-// stage over the next larger ring: all of a warpgroup's chunks (nothing of C waited for in the epilogue) down
-// to one, with the most stages that fit beside it.
-std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs, const DeviceLimits& device) {
+// stage or a round of refills in the epilogue over the next smaller ring: all of a warpgroup's chunks (nothing of
+// C waited for in the epilogue) down to one, with the most stages that fit beside it. A larger ring of as many
+// stages and rounds gains nothing, and its slots, no longer dividing the chunks, cost registers
+// (CRing::slot_of). A forced ring (`forced_slots` not 0): that ring alone, where the tile has as many chunks.
+std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs, const DeviceLimits& device,
+                                       int forced_slots) {
   std::vector<KernelConfig> rings;
   for (KernelConfig config : configs) {
-    int stages_of_larger_ring = 0;
-    for (config.c_slots = config.c_chunks(); config.c_slots >= 1; --config.c_slots) {
+    std::vector<KernelConfig> sizes;
+    for (config.c_slots = 1; config.c_slots <= config.c_chunks(); ++config.c_slots) {
       config.num_stages = most_stages(config, device);
-      if (config.num_stages <= stages_of_larger_ring) continue;
-      stages_of_larger_ring = config.num_stages;
-      if (config.num_stages >= 2) rings.push_back(config);
+      if (config.num_stages < 2) break;
+      if (forced_slots != 0) {
+        if (config.c_slots == forced_slots) sizes.push_back(config);
+        continue;
+      }
+      const bool gains = sizes.empty() || c_ring_refill_rounds(config) < c_ring_refill_rounds(sizes.back());
+      if (!gains) continue;
+      // The smaller rings of no more stages are worse in rounds alone.
+      while (!sizes.empty() && sizes.back().num_stages <= config.num_stages) sizes.pop_back();
+      sizes.push_back(config);
     }
+    rings.insert(rings.end(), sizes.begin(), sizes.end());
   }
   return rings;
 }
@@ -200,12 +220,12 @@ void add_split_k_variants(std::vector<KernelConfig>& configs, const ProblemSize&
 }  // namespace
 
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
-                                            bool with_clusters, bool with_split_k) {
+                                            bool with_clusters, bool with_split_k, int c_slots) {
   const detail::Scaling scaling = problem.shape.scaling;
   std::vector<KernelConfig> configs = scaling == detail::Scaling::Block || scaling == detail::Scaling::RowBlocks
                                           ? fp8_candidates(problem, device, with_clusters)
                                           : no_scale_candidates(problem, device, with_clusters);
-  if (problem.shape.has_c) configs = with_c_rings(configs, device);
+  if (problem.shape.has_c) configs = with_c_rings(configs, device, c_slots);
   trim_rows_of_a(problem, configs);
   if (problem.shape.ab_dtype == DType::I8) limit_int8_candidates(problem, configs);
   if (scaling == detail::Scaling::RowBlocks) {
@@ -271,7 +291,7 @@ Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& p
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced) {
   const bool split_k_chosen = chooses_split_k(problem, forced);
   const auto configs =
-      candidate_configs(problem, device, forced.cluster_m != 0, forced.split_k > 1 || split_k_chosen);
+      candidate_configs(problem, device, forced.cluster_m != 0, forced.split_k > 1 || split_k_chosen, forced.c_slots);
   // The cheapest candidate of the forced shape and split (none forced: unsplit), then perhaps a chosen split.
   const Cheapest choice = cheapest(configs, problem, device, [&](const KernelConfig& config) {
     if (forced.block_m != 0 && (config.block_m != forced.block_m || config.block_n != forced.block_n)) return false;

@@ -27,9 +27,10 @@ struct ProblemSize {
 // only when asked clusters of two CTAs sharing an operand by multicast, and the single CTAs' split-K variants
 // (normal and masked layouts). Measured on an H100, clusters are not faster than single CTAs yet where the
 // heuristics would choose them, and split-K only for the 16-bit kinds' shapes of few tiles (docs/PERFORMANCE.md):
-// choose_config weighs those splits alone.
+// choose_config weighs those splits alone. With a C of its own, each tile comes with the rings of C that gain it
+// a stage or a round of refills, or, where `c_slots` is not 0 (a forced ring), with a ring of that many chunks.
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
-                                            bool with_clusters = false, bool with_split_k = false);
+                                            bool with_clusters = false, bool with_split_k = false, int c_slots = 0);
 
 // A cost estimate (arbitrary units, lower is faster) of one configuration; see heuristics.cpp for the model.
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);

@@ -180,8 +180,9 @@ TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
 }
 
 // A ring of C takes shared memory from the stages: where a K block is short (128 x 144 and 128 x 176 tiles of
-// 7168 K), the heuristics keep the four stages that cover a load's latency rather than hold more of C. A forced
-// ring is the one run, if the tile has it, and an error naming it otherwise.
+// 7168 K), the heuristics keep the four stages that cover a load's latency. Beside them, in the memory that D's
+// staging shares with it, the ring holds at least half of C's chunks, so that the epilogue waits for one round of
+// refills at most. A forced ring is the one run, if the tile has it, and an error naming it otherwise.
 TEST(Heuristics, ARingOfCLeavesTheKLoopStagesToCoverItsLoads) {
   const DeviceLimits device;
   for (std::int64_t n : {576, 2112}) {
@@ -189,7 +190,7 @@ TEST(Heuristics, ARingOfCLeavesTheKLoopStagesToCoverItsLoads) {
     size.shape.has_c = true;
     const KernelConfig chosen = choose_config(size, device);
     EXPECT_GE(chosen.num_stages, 4) << chosen.name();
-    EXPECT_LT(chosen.c_slots, chosen.c_chunks()) << chosen.name();
+    EXPECT_GE(2 * chosen.c_slots, chosen.c_chunks()) << chosen.name();
     for (const auto& config : candidate_configs(size, device, false, false)) {
       if (config.block_m != 128 || config.block_n != 144) continue;
       const KernelConfig forced = choose_config(size, device, BlockShape{128, 144, 0, 0, 0, config.c_slots});
@@ -206,6 +207,39 @@ TEST(Heuristics, ARingOfCLeavesTheKLoopStagesToCoverItsLoads) {
     EXPECT_EQ(error.kind(), ErrorKind::InvalidValue);
     EXPECT_NE(std::string(error.what()).find("ring of C 6"), std::string::npos) << error.what();
   }
+}
+
+// D's staging and C's ring share each warpgroup's epilogue memory: a kernel takes the larger of the two, not their
+// sum, and stages D whole where the ring would hold it. The rings offered for a tile each gain a round of refills
+// over every smaller one, and give up a stage for it: for 128 x 256 tiles (eight chunks per warpgroup), the
+// smallest ring of each round count.
+TEST(Heuristics, DsStagingAndCsRingShareTheirMemory) {
+  sm90::TileConfig tile;
+  tile.block_m = 128;
+  tile.block_n = 256;
+  tile.num_stages = 3;
+  tile.operand_bytes = 2;
+  const int without_c = tile.smem_bytes(0);
+  EXPECT_EQ(tile.staging_passes(), 1);
+  tile.c_slots = 8;  // 64 KB a warpgroup, more than its 32 KB of BF16 staging
+  EXPECT_EQ(tile.staging_passes(), 1);
+  EXPECT_EQ(tile.smem_bytes(0), without_c + 2 * (8 * sm90::TileConfig::kCChunkBytes - 64 * 256 * 2) + 2 * 8 * 8);
+  tile.c_slots = 2;  // 16 KB: D is staged in two column halves of 16 KB
+  EXPECT_EQ(tile.staging_passes(), 2);
+  EXPECT_EQ(tile.epilogue_bytes_per_warpgroup(), 2 * sm90::TileConfig::kCChunkBytes);
+
+  const DeviceLimits device;
+  ProblemSize size = sixteen_bit(4096, 7168, 2048);
+  size.shape.has_c = true;
+  std::vector<int> rings;
+  int last_stages = 0;
+  for (const auto& config : candidate_configs(size, device)) {
+    if (config.block_m != 128 || config.block_n != 256) continue;
+    if (!rings.empty()) EXPECT_LT(config.num_stages, last_stages) << config.name();
+    rings.push_back(config.c_slots);
+    last_stages = config.num_stages;
+  }
+  EXPECT_EQ(rings, (std::vector<int>{2, 4, 8}));
 }
 
 // The 1D1D recipe's weight gradient accumulating in place into FP32: where K is short, D's reads and writes keep

@@ -73,15 +73,19 @@ def test_shapes_the_heuristics_split(m, n, out, c_mode):
     assert torch.equal(first, again)
 
 
-# C through its ring in shared memory (epilogue_c_ring.cuh) under forced tiles: rings that hold all of a
-# warpgroup's chunks of C (64 x 64 tiles: one chunk) and rings that stream most of them in the epilogue (128 x 256:
-# eight chunks, at most three slots beside the stages), with enough tiles that every CTA takes several (the slots'
-# phases turn over), edges in M and a ragged N, and each operand of each major-ness.
-@pytest.mark.parametrize("block_m,block_n,letters", [(64, 64, "nt"), (128, 64, "tn"), (128, 256, "nt"),
-                                                     (128, 256, "nn"), (192, 128, "nt"), (128, 224, "nt")])
+# C through its ring in shared memory (epilogue_c_ring.cuh) under forced tiles and rings: rings that hold all of a
+# warpgroup's chunks of C (64 x 64 tiles: one chunk; 128 x 256: eight, beside two stages; 128 x 224: seven;
+# 192 x 128: four) and rings that stream some of them in the epilogue (128 x 256 and 128 x 224 with four slots),
+# with enough tiles that every CTA takes several: the slots' phases turn over, and each tile's first chunks land in
+# the bytes where the tile before staged D for its store. Edges in M and a ragged N, each operand of each
+# major-ness. c_slots 0 takes the heuristics' ring for the tile.
+@pytest.mark.parametrize("block_m,block_n,c_slots,letters", [(64, 64, 0, "nt"), (128, 64, 0, "tn"),
+                                                             (128, 256, 4, "nt"), (128, 256, 8, "nn"),
+                                                             (192, 128, 4, "tn"), (128, 224, 7, "nt"),
+                                                             (128, 224, 4, "nt")])
 @pytest.mark.parametrize("out", ["same", "fp32"])
-def test_c_through_its_ring_under_forced_tiles(block_m, block_n, letters, out):
-    with forced_config(block_m, block_n, 1, 1):
+def test_c_through_its_ring_under_forced_tiles(block_m, block_n, c_slots, letters, out):
+    with forced_config(block_m, block_n, 1, 1, 0, c_slots):
         check_dense("bf16", letters, out, "c", 2000, 4100, 264, spare_columns=1, device="cuda")
         check_dense("bf16", letters, out, "c", 2000, 4097, 136, device="cuda")
 

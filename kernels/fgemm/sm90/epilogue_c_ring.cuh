@@ -8,6 +8,11 @@
 // time across the K loop, by the producer, made no tile faster and some 2% slower.) A larger ring costs stages,
 // which every K block needs: the heuristics weigh one against the other (kLoadLatencyCycles).
 //
+// The ring lies in the bytes where the warpgroup stages D for its TMA store (TileConfig::
+// epilogue_bytes_per_warpgroup): by the time the epilogue stages D it has read every chunk of the tile's C, and a
+// tile's first chunks are loaded only once the store of the previous tile's D has read the staging. Sharing them
+// gave the tiles with C one more stage or a larger ring than the two apart.
+//
 // C is read once: its loads carry L2's evict-first policy, so that it does not push out the blocks of A and B
 // that the next tiles read. Past the edges of C the TMA fills the box with zeros.
 #pragma once
@@ -41,13 +46,25 @@ struct CRing {
   static_assert(kSlots >= 1 && kSlots <= kChunks, "the ring holds one to all of a warpgroup's chunks");
 
   // The chunks this warpgroup's ring has taken before the current tile: chunk i of all of them lands in slot
-  // i % kSlots, in that slot's (i / kSlots)-th phase.
+  // i % kSlots, in that slot's (i / kSlots)-th phase. Where the slots divide a tile's chunks (a ring that holds
+  // them all, for one), every tile starts at slot 0, and a chunk's slot is a compile-time constant: ptxas keeps
+  // fewer registers live than for slots computed at run time, which spilled kernels near their limit.
   uint32_t chunks_before = 0;
+  static constexpr bool kTilesStartAtSlotZero = kChunks % kSlots == 0;
 
-  // The tile's first chunks into the ring, once every thread of the warpgroup has read the previous tile's.
+  __device__ __forceinline__ uint32_t slot_of(uint32_t chunk) const {
+    return kTilesStartAtSlotZero ? chunk % kSlots : (chunks_before + chunk) % kSlots;
+  }
+  __device__ __forceinline__ uint32_t phase_parity_of(uint32_t chunk) const {
+    return (kTilesStartAtSlotZero ? chunks_before / kSlots + chunk / kSlots : (chunks_before + chunk) / kSlots) % 2;
+  }
+
+  // The tile's first chunks into the ring, once every thread of the warpgroup has read the previous tile's, and
+  // the TMA has read the previous tile's D from the same bytes (the thread that loads C issued that store).
   __device__ __forceinline__ void begin_tile(const CRingMemory& ring, const CChunkOrigin& origin) const {
     slots_read(origin.barrier_id);
     if (threadIdx.x % 128 == 0) {
+      ptx::bulk_wait_group_read_all();
 #pragma unroll
       for (uint32_t chunk = 0; chunk < kSlots; ++chunk) load(ring, origin, chunk);
     }
@@ -58,9 +75,8 @@ struct CRing {
   __device__ __forceinline__ void for_each_chunk(const CRingMemory& ring, const CChunkOrigin& origin, Read read) {
 #pragma unroll
     for (uint32_t chunk = 0; chunk < kChunks; ++chunk) {
-      const uint32_t index = chunks_before + chunk;
-      const uint32_t slot = index % kSlots;
-      ptx::mbarrier_wait(&ring.full[slot], index / kSlots % 2);
+      const uint32_t slot = slot_of(chunk);
+      ptx::mbarrier_wait(&ring.full[slot], phase_parity_of(chunk));
       read(chunk, ptx::smem_address(ring.slots + slot * kChunkBytes));
       if (chunk + kSlots < kChunks) {
         slots_read(origin.barrier_id);
@@ -82,7 +98,7 @@ struct CRing {
   }
 
   __device__ __forceinline__ void load(const CRingMemory& ring, const CChunkOrigin& origin, uint32_t chunk) const {
-    const uint32_t slot = (chunks_before + chunk) % kSlots;
+    const uint32_t slot = slot_of(chunk);
     uint64_t* full = &ring.full[slot];
     ptx::mbarrier_arrive_expect_tx(full, kChunkBytes);
     const int32_t col = origin.n_base + chunk * kChunkCols;

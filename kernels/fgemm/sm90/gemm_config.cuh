@@ -57,7 +57,8 @@ struct GemmConfig {
   static constexpr uint32_t kChunkBytes = kTile.chunk_bytes();
   static constexpr uint32_t kChunkCols = kChunkBytes / kOutputBytes;
   static constexpr uint32_t kNumChunks = kStagedCols / kChunkCols;
-  static constexpr uint32_t kSmemDPerWarpgroup = kTile.smem_d_per_warpgroup();
+  // A warpgroup's shared memory for D's staging and C's ring, which share it.
+  static constexpr uint32_t kEpilogueBytesPerWarpgroup = kTile.epilogue_bytes_per_warpgroup();
   static constexpr uint32_t kSmemA = kBlockM * kBlockK * kTile.operand_bytes;
   static constexpr uint32_t kSmemB = kBlockN * kBlockK * kTile.operand_bytes;
   // The rows of A a stage loads, and the bytes the TMA brings a stage.

@@ -45,13 +45,13 @@ struct GemmKernel {
                 "a stage loads whole boxes of each operand");
   using Sched = Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN>;
 
-  // Shared memory: D's staging, C's rings, A's and B's stages, each buffer on a 1024-byte boundary, where the
-  // 128-byte swizzle's pattern starts (the TMA and wgmma address it from there); the math policy's stage
-  // buffers; split-K's sums, read and written 16 bytes at a time, on a 16-byte boundary, which the barriers after
-  // them (8 bytes each, as many as the stages, C's slots and split-K take) would not keep; then the barriers.
+  // Shared memory: each math warpgroup's epilogue memory (D's staging, and C's ring in the same bytes), A's and B's
+  // stages, each buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA and wgmma
+  // address it from there); the math policy's stage buffers; split-K's sums, read and written 16 bytes at a time,
+  // on a 16-byte boundary, which the barriers after them (8 bytes each, as many as the stages, C's slots and
+  // split-K take) would not keep; then the barriers.
   struct SharedMemory {
-    uint8_t* d;
-    uint8_t* c;
+    uint8_t* epilogue;
     uint8_t* a;
     uint8_t* b;
     uint8_t* extra;
@@ -61,14 +61,13 @@ struct GemmKernel {
     uint64_t* c_full;
     uint64_t* split_k_barriers;
 
-    static_assert(C::kSmemA % 1024 == 0 && C::kSmemB % 1024 == 0 && Math::kStageExtraBytes % 16 == 0 &&
-                      C::kSplitKSumsBytes % 16 == 0,
-                  "the stages keep split-K's sums on a 16-byte boundary");
+    static_assert(C::kEpilogueBytesPerWarpgroup % 1024 == 0 && C::kSmemA % 1024 == 0 && C::kSmemB % 1024 == 0 &&
+                      Math::kStageExtraBytes % 16 == 0 && C::kSplitKSumsBytes % 16 == 0,
+                  "the buffers start on 1024-byte boundaries, and split-K's sums on a 16-byte one");
 
     __device__ __forceinline__ explicit SharedMemory(uint8_t* base)
-        : d(base),
-          c(d + C::kNumMathWarpgroups * C::kSmemDPerWarpgroup),
-          a(c + C::kNumMathWarpgroups * C::kCSlots * TileConfig::kCChunkBytes),
+        : epilogue(base),
+          a(epilogue + C::kNumMathWarpgroups * C::kEpilogueBytesPerWarpgroup),
           b(a + kNumStages * C::kSmemA),
           extra(b + kNumStages * C::kSmemB),
           split_k_sums(extra + kNumStages * Math::kStageExtraBytes),
@@ -177,9 +176,8 @@ struct GemmKernel {
         OperandB::descriptor(ptx::smem_address(smem.b) + wg_col * C::kWarpgroupN * kRowBytes),
         0,
         lane};
-    uint8_t* staging = smem.d + warpgroup * C::kSmemDPerWarpgroup;
-    const CRingMemory c_ring{smem.c + warpgroup * C::kCSlots * TileConfig::kCChunkBytes,
-                             smem.c_full + warpgroup * C::kCSlots, tmap_c};
+    uint8_t* staging = smem.epilogue + warpgroup * C::kEpilogueBytesPerWarpgroup;
+    const CRingMemory c_ring{staging, smem.c_full + warpgroup * C::kCSlots, tmap_c};
     Math math(params, smem.extra, wg_row, row_in_wg);
     Transform transform;
     SplitKReduction<C> split_k(smem.split_k_sums, smem.split_k_barriers, rank);

@@ -53,13 +53,13 @@ struct TileConfig {
   constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / multicast_size() : block_n; }
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
-  // a warpgroup wider than 160 columns has a fourth stage, FP32 output or a ring of C (whole staging would leave
-  // room for two stages only), one column half at a time, if a half is whole 8-column groups of the
-  // accumulators (and so whole 16-byte units of D).
+  // a warpgroup wider than 160 columns has a fourth stage, FP32 output or a ring of C smaller than the whole
+  // staging (which would leave room for two stages only), one column half at a time, if a half is whole 8-column
+  // groups of the accumulators (and so whole 16-byte units of D).
   constexpr int staging_passes() const {
-    return warpgroup_n() > 160 && (num_stages >= 4 || output_bytes == 4 || c_slots > 0) && warpgroup_n() % 16 == 0
-               ? 2
-               : 1;
+    const bool halves = warpgroup_n() > 160 && warpgroup_n() % 16 == 0;
+    const bool ring_holds_staging = c_slots * kCChunkBytes >= 64 * warpgroup_n() * output_bytes;
+    return halves && !ring_holds_staging && (num_stages >= 4 || output_bytes == 4 || c_slots > 0) ? 2 : 1;
   }
   constexpr int staged_cols() const { return warpgroup_n() / staging_passes(); }
   // Width of the TMA-store swizzle of D: the widest of 128/64/32 bytes dividing a staged row, or 0.
@@ -77,23 +77,29 @@ struct TileConfig {
   static constexpr int kCChunkCols = 32;
   static constexpr int kCChunkBytes = 64 * kCChunkCols * 4;
   constexpr int c_chunks() const { return ceil_div(warpgroup_n(), kCChunkCols); }
-  // The rings' chunks and one barrier per chunk, of every math warpgroup.
-  constexpr int c_ring_bytes() const { return num_math_warpgroups() * c_slots * (kCChunkBytes + 8); }
+
+  // A warpgroup's memory for its epilogue: D's staging and C's ring share it, as the epilogue has read every
+  // chunk of C before it stages D, and the TMA store has read the staging before the next tile's chunks land
+  // (epilogue_c_ring.cuh).
+  constexpr int epilogue_bytes_per_warpgroup() const {
+    const int ring = c_slots * kCChunkBytes;
+    return ring > smem_d_per_warpgroup() ? ring : smem_d_per_warpgroup();
+  }
 
   // Split-K: each CTA's FP32 sums of the tile, which its peers read, and two barriers (its sums are ready,
   // its peers are done reading them).
   constexpr int split_k_sums_bytes() const { return split_k > 1 ? block_m * block_n * 4 : 0; }
   constexpr int split_k_bytes() const { return split_k > 1 ? split_k_sums_bytes() + 2 * 8 : 0; }
 
-  // Shared memory: D's staging, C's rings, then per stage a K block of A and of B and `stage_extra_bytes` that
-  // the per-K-block math loads with them (FP8: the scales of A), split-K's sums, then a full and an empty
-  // barrier per stage, C's barriers and split-K's.
+  // Shared memory: each warpgroup's epilogue memory (D's staging and C's ring), then per stage a K block of A and
+  // of B and `stage_extra_bytes` that the per-K-block math loads with them (FP8: the scales of A), split-K's sums,
+  // then a full and an empty barrier per stage, a barrier per chunk of C's rings, and split-K's.
   constexpr int stage_bytes(int stage_extra_bytes) const {
     return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
   }
   constexpr int smem_bytes(int stage_extra_bytes) const {
-    return num_math_warpgroups() * smem_d_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
-           num_stages * 2 * 8 + c_ring_bytes() + split_k_bytes();
+    return num_math_warpgroups() * epilogue_bytes_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
+           num_stages * 2 * 8 + num_math_warpgroups() * c_slots * 8 + split_k_bytes();
   }
 };
 
