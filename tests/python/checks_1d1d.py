@@ -5,6 +5,7 @@ and a float64 reference of the dequantized operands."""
 import torch
 
 import fgemm
+from operands import assert_each_element_close
 
 # calc_diff against float64 of the dequantized operands: the GPU promotes each K block exactly in FP32; the CPU
 # rounds each dequantized element to BF16 first (src/cpu/dequantize_row_blocks.hpp).
@@ -37,15 +38,6 @@ def poisoned(shape, dtype, device):
     return torch.full(shape, float("nan"), dtype=dtype, device=device)
 
 
-def assert_each_element_close(d, reference, magnitudes, device, context):
-    """magnitudes: sum_k |a_k b_k| of each element (|A| |B|^T of the dequantized operands)."""
-    relative = 2.0**-8 if d.dtype == torch.bfloat16 else 2.0**-23
-    bound = relative * reference.abs() + MAGNITUDE_TOLERANCE[device] * magnitudes
-    excess = (d.double() - reference).abs() / bound.clamp_min(1e-300)  # bound 0: C alone, copied exactly
-    assert excess.max() <= 1, (*context, f"{int((excess > 1).sum())} elements out of bounds, the worst at "
-                               f"{excess.argmax().item()} (flat index) by {excess.max().item():.2f}x")
-
-
 def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     """fp8_gemm_nt with sfb [N, ceil(K/128)]: c_mode None (no C), "c" (a separate C) or "d" (C is D)."""
     generator = torch.Generator().manual_seed(seed)
@@ -65,7 +57,8 @@ def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     assert not d.isnan().any(), (m, n, k, out)
     diff = fgemm.calc_diff(d.double(), reference)
     assert diff < TOLERANCE[device], (m, n, k, out, c_mode, mn_major, diff)
-    assert_each_element_close(d, reference, magnitudes, device, (m, n, k, out, c_mode, mn_major))
+    assert_each_element_close(d, reference, magnitudes, MAGNITUDE_TOLERANCE[device],
+                              (m, n, k, out, c_mode, mn_major))
 
 
 def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
@@ -112,7 +105,8 @@ def check_k_grouped(ks, m, n, device, c_mode="c", out=torch.float32, mn_major=Tr
     assert not d.isnan().any(), (ks, m, n)
     diff = fgemm.calc_diff(d.double(), reference)
     assert diff < TOLERANCE[device], (ks, m, n, c_mode, out, mn_major, diff)
-    assert_each_element_close(d, reference, magnitudes, device, (ks, m, n, c_mode, out, mn_major))
+    assert_each_element_close(d, reference, magnitudes, MAGNITUDE_TOLERANCE[device],
+                              (ks, m, n, c_mode, out, mn_major))
     for g, k in enumerate(ks):
         if k == 0:  # an expert with no K gets C (rounded to d's type), or zeros
             expected = torch.zeros(m, n, device=device) if c is None else c[g]

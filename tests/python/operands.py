@@ -63,6 +63,22 @@ def assert_matches(d, reference):
     torch.testing.assert_close(d.double(), reference, rtol=rtol, atol=1e-5 * scale, equal_nan=False)
 
 
+# Half a unit in the last place of D's type, relative: the rounding of the result into D.
+ROUNDING_OF_D = {torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11, torch.float32: 2.0**-23}
+
+
+def assert_each_element_close(d, reference, magnitudes, tolerance, context=()):
+    """Every element of d within the rounding of its type of the float64 reference, plus `tolerance` times its
+    magnitude sum_k |a_k b_k| (|A| |B|^T), the scale of what summing the products can lose. calc_diff alone does not
+    notice a few hundred wrong elements among millions."""
+    bound = ROUNDING_OF_D[d.dtype] * reference.abs() + tolerance * magnitudes
+    excess = (d.double() - reference).abs() / bound.clamp_min(1e-300)  # bound 0: C alone, copied exactly
+    if excess.numel() == 0:
+        return
+    assert excess.max() <= 1, (*context, f"{int((excess > 1).sum())} elements out of bounds, the worst at "
+                               f"{excess.argmax().item()} (flat index) by {excess.max().item():.2f}x")
+
+
 def outside(storage, view):
     """The elements of storage that view does not cover."""
     mask = torch.ones_like(storage, dtype=torch.bool)

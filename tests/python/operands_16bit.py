@@ -7,13 +7,19 @@ import math
 import torch
 
 import fgemm
+from operands import assert_each_element_close
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 LETTERS = ("nt", "nn", "tn", "tt")
 ALIGNMENT = fgemm.get_m_alignment_for_contiguous_layout()
 # FP32 accumulation of exactly representable products is the whole error before D's rounding: calc_diff stays
-# about 1e-6 for a BF16 D and far below for FP16 and FP32 ones, so 1e-5 catches any wrong element block.
+# about 1e-6 for a BF16 D and far below for FP16 and FP32 ones, so 1e-5 catches any wrong block of elements.
 MAX_DIFF = 1e-5
+# And each element on its own (operands.assert_each_element_close), so that a few wrong ones among millions fail
+# too: within D's rounding plus 2^-16 of the sum of its products' magnitudes. FP32 sums of these tests' random
+# products stay far inside that (on the CPU the worst element used 0.003 of its bound, K of 264 to 7168), while an
+# element of C added twice (N(0, 1)) is off by 20 (K = 7168) to 500 (K = 264) times the bound.
+SUM_TOLERANCE = 2.0**-16
 
 
 def elements_per_16_bytes(dtype):
@@ -49,8 +55,10 @@ def as_kn(b, letter):
 
 
 def dense_reference(letters, a, b, c=None):
-    d = as_mk(a, letters[0]) @ as_kn(b, letters[1])
-    return d if c is None else d + c.double()
+    """(C + A B in float64, |A| |B|: each element's sum_k |a_k b_k|)."""
+    a64, b64 = as_mk(a, letters[0]), as_kn(b, letters[1])
+    d = a64 @ b64
+    return (d if c is None else d + c.double()), a64.abs() @ b64.abs()
 
 
 def group_of_rows(rows_per_group, tail=0):
@@ -76,27 +84,37 @@ def grouped_layout(rows_per_group, tail, use_psum_layout, device="cpu"):
 
 
 def contiguous_reference(b_letter, a, b, groups):
-    """[M_sum, N] float64: row m is a[m] times B[groups[m]] (zero on padding rows, which the tests skip)."""
+    """([M_sum, N] float64: row m is a[m] times B[groups[m]] (zero on padding rows, which the tests skip), and the
+    magnitudes of its products, as dense_reference)."""
     d = torch.zeros(a.shape[0], b.shape[1] if b_letter == "t" else b.shape[2], dtype=torch.float64,
                     device=a.device)
+    magnitudes = torch.zeros_like(d)
     for group in range(b.shape[0]):
         rows = groups.to(a.device) == group
-        d[rows] = a[rows].double() @ as_kn(b[group], b_letter)
-    return d
+        a64, b64 = a[rows].double(), as_kn(b[group], b_letter)
+        d[rows] = a64 @ b64
+        magnitudes[rows] = a64.abs() @ b64.abs()
+    return d, magnitudes
 
 
 def k_grouped_reference(a, b, ks, c=None):
-    """[G, M, N] float64: expert g's a rows transposed times its b rows, plus c."""
+    """([G, M, N] float64: expert g's a rows transposed times its b rows, plus c; and the magnitudes of its
+    products, as dense_reference)."""
     d = torch.zeros(len(ks), a.shape[1], b.shape[1], dtype=torch.float64, device=a.device)
+    magnitudes = torch.zeros_like(d)
     start = 0
     for group, k in enumerate(ks):
-        d[group] = a[start : start + k].double().T @ b[start : start + k].double()
+        a64, b64 = a[start : start + k].double().T, b[start : start + k].double()
+        d[group] = a64 @ b64
+        magnitudes[group] = a64.abs() @ b64.abs()
         start += k
-    return d if c is None else d + c.double()
+    return (d if c is None else d + c.double()), magnitudes
 
 
-def assert_close(d, reference):
-    """d within MAX_DIFF of the float64 reference (nothing to compare where both are empty)."""
+def assert_close(d, reference, magnitudes):
+    """d within MAX_DIFF of the float64 reference, and each element within its bound (SUM_TOLERANCE; nothing to
+    compare where both are empty)."""
     assert not d.isnan().any(), "NaN left in the computed part of d"
     diff = fgemm.calc_diff(d, reference)
     assert diff < MAX_DIFF, f"calc_diff {diff:.3g}"
+    assert_each_element_close(d, reference, magnitudes, SUM_TOLERANCE)
