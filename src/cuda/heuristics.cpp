@@ -178,14 +178,17 @@ std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs,
                                        int forced_slots) {
   std::vector<KernelConfig> rings;
   for (KernelConfig config : configs) {
+    if (forced_slots != 0) {
+      if (forced_slots > config.c_chunks()) continue;
+      config.c_slots = forced_slots;
+      config.num_stages = most_stages(config, device);
+      if (config.num_stages >= 2) rings.push_back(config);
+      continue;
+    }
     std::vector<KernelConfig> sizes;
     for (config.c_slots = 1; config.c_slots <= config.c_chunks(); ++config.c_slots) {
       config.num_stages = most_stages(config, device);
       if (config.num_stages < 2) break;
-      if (forced_slots != 0) {
-        if (config.c_slots == forced_slots) sizes.push_back(config);
-        continue;
-      }
       const bool gains = sizes.empty() || c_ring_refill_rounds(config) < c_ring_refill_rounds(sizes.back());
       if (!gains) continue;
       // The smaller rings of no more stages are worse in rounds alone.

@@ -71,10 +71,10 @@ def assert_each_element_close(d, reference, magnitudes, tolerance, context=()):
     """Every element of d within the rounding of its type of the float64 reference, plus `tolerance` times its
     magnitude sum_k |a_k b_k| (|A| |B|^T), the scale of what summing the products can lose. calc_diff alone does not
     notice a few hundred wrong elements among millions."""
+    if d.numel() == 0:
+        return
     bound = ROUNDING_OF_D[d.dtype] * reference.abs() + tolerance * magnitudes
     excess = (d.double() - reference).abs() / bound.clamp_min(1e-300)  # bound 0: C alone, copied exactly
-    if excess.numel() == 0:
-        return
     assert excess.max() <= 1, (*context, f"{int((excess > 1).sum())} elements out of bounds, the worst at "
                                f"{excess.argmax().item()} (flat index) by {excess.max().item():.2f}x")
 

@@ -198,8 +198,8 @@ def test_racecheck_reports_an_mbarrier_ordered_hand_over_between_ctas_and_not_a_
         run = subprocess.run([str(binary), order], capture_output=True, text=True, timeout=60)
         assert run.returncode == 0, run.stdout + run.stderr  # every value handed over arrived
     # Racecheck sees the hand-over only when its accesses fall close enough together in time: on an H100, two of
-    # the test's first five runs had a racecheck run that reported none. When a compute-sanitizer follows the mbarriers, none of the runs reports
-    # it and this fails: split-K's racecheck run must then be clean.
+    # the test's first five runs had a racecheck run that reported none. When a compute-sanitizer follows the
+    # mbarriers, none of the runs reports it and this fails: split-K's racecheck run must then be clean.
     for _ in range(8):
         hazards, output = racecheck_hazards([str(binary), "mbarrier"])
         if hazards:
