@@ -22,13 +22,14 @@ using Stream = void*;
 // Rows of each expert's segment in the contiguous layout start at a multiple of this.
 constexpr int kMAlignmentForContiguousLayout = 128;
 
-// D = A * B^T (+ C). a [M, K], sfa [M, ceil(K/128)], b [N, K], d [M, N], c (optional, FP32) [M, N], and sfb
-// in either of DeepGEMM's recipes, named by its shape:
+// D = A * B^T (+ C). a [M, K], sfa [M, ceil(K/128)], b [N, K], d [M, N], c (optional, FP32 or D's type) [M, N],
+// and sfb in either of DeepGEMM's recipes, named by its shape:
 //   [ceil(N/128), ceil(K/128)]  1D2D, B scaled per 128 x 128 block (weights, the forward pass);
 //   [N, ceil(K/128)]            1D1D, B scaled per 1 x 128 block like A (weight gradients, where both operands
 //                               are activations or gradients): D[m, n] = C[m, n] + sum_kb sfa[m, kb] *
 //                               sfb[n, kb] * sum_{k in block kb} A[m, k] * B[n, k].
-// With an FP32 d, c may be d itself: D accumulates in place (a weight gradient's main_grad).
+// c may be d itself: D accumulates in place (DeepGEMM's c = d; an FP32 weight gradient's main_grad). D is rounded
+// once, from C + A·B.
 void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const std::optional<TensorView>& c = std::nullopt,
                  Stream stream = nullptr);
@@ -66,10 +67,10 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
 // where A_g [M, ks[g]] and B_g [N, ks[g]] are K-major blocks stored one expert after another: a [sum(ks) * M]
 // and b [sum(ks) * N] flat, expert g's block at element M * (ks[0] + ... + ks[g - 1]) (N * ... for b). Their
 // scales are 1 x 128 blocks along K: sfa [M, sum(ks) / 128], sfb [N, sum(ks) / 128], expert g's K blocks in
-// turn (typically MN-major, TMA-aligned). ks is read on the host, ks_tensor (int32 [G], the same counts) by
-// the GPU. D is FP32, accumulating: c [G, M, N] FP32 is then required and may be d (DeepGEMM's semantics). Or D
-// is BF16, the weight gradient itself, with an optional FP32 c (not d). An expert with no K gets D[g] = C[g], or
-// zeros without C.
+// turn (typically MN-major, TMA-aligned). ks is read on the host, ks_tensor (int32 [G], the same counts) by the GPU. D
+// is FP32, accumulating: c [G, M, N] FP32 is then required and may be d (DeepGEMM's semantics). Or D is BF16, the
+// weight gradient itself, with an optional c: FP32 apart from d, or BF16 (possibly d itself). An expert with no K
+// gets D[g] = C[g], or zeros without C.
 void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                       const TensorView& sfb, const TensorView& d, const std::vector<std::int64_t>& ks,
                                       const TensorView& ks_tensor, const std::optional<TensorView>& c,

@@ -10,10 +10,10 @@
 // Each operand is contiguous in its last dimension (the letter's storage order; a transposed view of the
 // other order is refused with an error naming the function to call instead), and every other stride is a
 // multiple of 16 bytes. A and B are both bfloat16 (bf16_*) or both float16 (fp16_*); D is that type or FP32;
-// C, where given, is FP32 of D's shape and may be D itself (accumulation in place). Tensors on the CPU run the
-// CPU backend, tensors on a CUDA device the sm90 kernels on `stream`. Every argument is validated and a
-// violation throws fgemm::Error naming the argument, what was expected and what was given
-// (docs/ARCHITECTURE.md, Semantics).
+// C, where given, is of D's shape, FP32 or D's type, and may be D itself (accumulation in place, DeepGEMM's
+// c = d). Tensors on the CPU run the CPU backend, tensors on a CUDA device the sm90 kernels on `stream`. Every
+// argument is validated and a violation throws fgemm::Error naming the argument, what was expected and what was
+// given (docs/ARCHITECTURE.md, Semantics).
 #pragma once
 
 #include <cstdint>

@@ -7,10 +7,9 @@
 //   DeepSeek's blocks         [M, ceil(K/128)]        [ceil(N/128), ceil(K/128)]  sum over K blocks kb of
 //                                                                                 sa[m, kb] * sb[n/128, kb] *
 //                                                                                 (the INT32 sum of block kb)
-//
-// A 0-d scale is one scale for the whole tensor. Scales are FP32; D is BF16, FP16 or FP32; C (optional) is
-// FP32 of D's shape; bias (optional) is [N], FP32 or D's type. Without scales, D is int32 and holds the exact
-// INT32 sums, as torch._int_mm gives them (wrapping modulo 2^32 where a sum leaves the int32 range; with int8
+// // A 0-d scale is one scale for the whole tensor. Scales are FP32; D is BF16, FP16 or FP32; C (optional) is FP32 or
+// D's 16-bit type, of D's shape; bias (optional) is [N], FP32 or D's type. Without scales, D is int32 and holds the
+// exact INT32 sums, as torch._int_mm gives them (wrapping modulo 2^32 where a sum leaves the int32 range; with int8
 // values a sum stays in range while K <= 131072).
 //
 // Tensors on the CPU run the CPU backend, tensors on a CUDA device the sm90 kernels on `stream`. Every argument

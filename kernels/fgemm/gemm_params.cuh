@@ -17,9 +17,6 @@ struct GemmParams {
   int64_t sfb_n_stride;
   int64_t sfb_k_stride;
   int64_t sfb_group_stride;
-  const float* c;
-  int64_t c_row_stride;
-  int64_t c_group_stride;
   const void* bias;  // INT8: [N], FP32 or D's 16-bit type (the kernel's epilogue knows which)
   void* d;  // for the row-filtered stores of partial tiles
   int64_t d_row_stride;

@@ -365,6 +365,23 @@ __device__ __forceinline__ void load_shared_f32x2(uint32_t address, float& x, fl
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(x), "=f"(y) : "r"(address) : "memory");
 }
 
+__device__ __forceinline__ uint32_t load_shared_u32(uint32_t address) {
+  uint32_t value;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(value) : "r"(address) : "memory");
+  return value;
+}
+
+// A pair of bfloat16 or float16 (`low` in bits 0-15) as two floats, exactly: both are subsets of FP32.
+__device__ __forceinline__ void unpack_bf16x2(uint32_t packed, float& low, float& high) {
+  low = __uint_as_float(packed << 16);
+  high = __uint_as_float(packed & 0xffff0000u);
+}
+__device__ __forceinline__ void unpack_f16x2(uint32_t packed, float& low, float& high) {
+  asm("{\n .reg .f16 l, h;\n mov.b32 {l, h}, %2;\n cvt.f32.f16 %0, l;\n cvt.f32.f16 %1, h;\n}"
+      : "=f"(low), "=f"(high)
+      : "r"(packed));
+}
+
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(x), "f"(y) : "memory");
 }

@@ -40,8 +40,9 @@ def fp8_gemm_nt(a: TensorPair, b: TensorPair, d: torch.Tensor, c: Optional[torch
     TMA-aligned, the fast layout on the GPU). b = (b, sfb): b [N, K] float8_e4m3fn and sfb float32, whose shape
     names the recipe: [ceil(N/128), ceil(K/128)] for 1D2D (B per 128x128 block, a weight) or [N, ceil(K/128)]
     for 1D1D (B per 1x128 block like A: weight gradients, recipe=(1, 1, 128)). d [M, N] bfloat16 or float32;
-    c (optional) [M, N] float32, which may be d itself (accumulation into a weight gradient's main_grad).
-    CUDA tensors run on the current torch stream, CPU tensors on the CPU backend."""
+    c (optional) [M, N] float32 or d's dtype, which may be d itself (accumulation in place, as DeepGEMM's c=d;
+    into a weight gradient's float32 main_grad). d is rounded once, from C + A·B. CUDA tensors run on the current
+    torch stream, CPU tensors on the CPU backend."""
     if runs_eagerly(d):
         _C.fp8_gemm_nt(a, b, d, c, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast)
         increment_version(d)
@@ -113,14 +114,14 @@ def k_grouped_fp8_gemm_nt_contiguous(a: TensorPair, b: TensorPair, d: torch.Tens
                                      use_psum_layout: bool = False) -> None:
     """Mixture-of-experts weight gradients, K grouped (recipe 1D1D): d[g] = c[g] + A_g @ B_g^T.
 
-    Expert g owns ks[g] values of K (a multiple of 128, possibly 0). a = (a, sfa): a float8_e4m3fn, flat
-    [sum(ks) * M], expert g's K-major block [M, ks[g]] after the blocks of the experts before it; sfa float32
-    [M, sum(ks) / 128], one scale per 1x128 block along K (MN-major and TMA-aligned is the fast layout on the
-    GPU). b = (b, sfb) likewise with N. ks: a list of ints (read on the host); ks_tensor: the same counts, int32
-    [G] on the device of a (read by the GPU). d [G, M, N] is float32, accumulating: c float32 [G, M, N] is then
-    required and may be d (accumulation in place), DeepGEMM's semantics. Or d is bfloat16, the gradient itself,
-    with c optional (float32, apart from d). An expert with no K gets d[g] = c[g], or zeros without c. DeepGEMM's
-    sm90 names: recipe (1, 1, 128) alone, compiled_dims any str, use_psum_layout False alone."""
+    Expert g owns ks[g] values of K (a multiple of 128, possibly 0). a = (a, sfa): a float8_e4m3fn, flat [sum(ks) * M],
+    expert g's K-major block [M, ks[g]] after the blocks of the experts before it; sfa float32 [M, sum(ks) / 128], one
+    scale per 1x128 block along K (MN-major and TMA-aligned is the fast layout on the GPU). b = (b, sfb) likewise with
+    N. ks: a list of ints (read on the host); ks_tensor: the same counts, int32 [G] on the device of a (read by the
+    GPU). d [G, M, N] is float32, accumulating: c float32 [G, M, N] is then required and may be d (accumulation in
+    place), DeepGEMM's semantics. Or d is bfloat16, the gradient itself, with c optional (float32 apart from d, or
+    bfloat16, possibly d itself). An expert with no K gets d[g] = c[g], or zeros without c. DeepGEMM's sm90 names:
+    recipe (1, 1, 128) alone, compiled_dims any str, use_psum_layout False alone."""
     if runs_eagerly(d):
         _C.k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, c, recipe, compiled_dims, use_psum_layout)
         increment_version(d)

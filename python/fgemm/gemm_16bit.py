@@ -9,8 +9,8 @@ written in place into d, the layout letters naming how A and B are stored:
 
 Each operand's last dimension is contiguous; a transposed view of the other storage order is refused with an
 error naming the function that takes it. Every other stride is a multiple of 16 bytes. a and b are both
-bfloat16 (bf16_*) or both float16 (fp16_*); d is that dtype or float32; c, where taken, is float32 of d's shape
-and may be d itself.
+bfloat16 (bf16_*) or both float16 (fp16_*); d is that dtype or float32; c, where taken, is of d's shape, float32
+or d's dtype, and may be d itself (DeepGEMM's accumulation in place); d is rounded once, from C + A·B.
 
 As for the FP8 GEMMs (gemm.py), an eager call on ordinary tensors runs the extension directly; any other call
 goes through torch.ops.fgemm (_ops_16bit.py). The functions of one kind share their code and signature, so
@@ -85,9 +85,9 @@ def _dense(name: str) -> DenseGemm:
 
     return _named(gemm, name, f"""D = {formula} (+ C), written into d.
 
-    a {a_shape} and b {b_shape} {dtype}, each with its last dimension contiguous; d [M, N] {dtype} or float32;
-    c (optional) [M, N] float32, possibly d itself. CUDA tensors run on the current torch stream, CPU tensors on
-    the CPU backend. {_COMPILED_DIMS_DOC}""")
+    a {a_shape} and b {b_shape} {dtype}, each with its last dimension contiguous; d [M, N] {dtype} or float32; c
+    (optional) [M, N] float32 or d's dtype, possibly d itself. CUDA tensors run on the current torch stream, CPU tensors
+    on the CPU backend. {_COMPILED_DIMS_DOC}""")
 
 
 def _contiguous(name: str) -> ContiguousGemm:

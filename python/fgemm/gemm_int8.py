@@ -25,7 +25,7 @@ def int8_gemm_nt(a: Union[TensorPair, torch.Tensor], b: Union[TensorPair, torch.
     a = (a, sa), b = (b, sb): a [M, K] and b [N, K] int8, the scales float32. Per token and per channel: sa
     [M], [M, 1] or 0-d (one scale for the tensor), sb [N], [1, N] or 0-d; D = sa[m] * sb[n] * (exact INT32
     sum). DeepSeek's blocks: sa [M, ceil(K/128)], sb [ceil(N/128), ceil(K/128)]. d [M, N] bfloat16, float16 or
-    float32; c (optional) [M, N] float32; bias (optional) [N], float32 or d's dtype.
+    float32; c (optional) [M, N] float32 or d's 16-bit dtype; bias (optional) [N], float32 or d's dtype.
 
     Exact: with a and b plain int8 tensors, d int32 [M, N] receives A @ B^T summed exactly in INT32 (wrapping
     modulo 2^32 past the int32 range, which int8 sums reach only beyond K = 131072); c and bias must be None.

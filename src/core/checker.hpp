@@ -209,20 +209,26 @@ class Checker {
            "must be a positive hint of the rows per group, got " + std::to_string(expected_m));
   }
 
-  // C: FP32 of D's shape, on D's device, with the strides the TMA takes.
+  // C: of D's shape, FP32 or D's own type (BF16 or FP16, as DeepGEMM's C = D), on D's device, with the strides
+  // the TMA takes.
   void accumulator_input(const std::optional<TensorView>& c, const TensorView& d) const {
     if (!c) return;
-    dtype(*c, "c", DType::F32);
+    const bool sixteen_bit_d = d.dtype == DType::BF16 || d.dtype == DType::F16;
+    if (c->dtype != DType::F32 && !(sixteen_bit_d && c->dtype == d.dtype)) {
+      const std::string expected = sixteen_bit_d ? std::string("float32 or d's ") + dtype_name(d.dtype) : "float32";
+      fail(ErrorKind::InvalidType, "c", "expected dtype " + expected + ", got " + dtype_name(c->dtype));
+    }
     present(*c, "c");
     same_device(*c, "c", d.device);
     if (c->ndim != d.ndim || !std::equal(c->shape, c->shape + c->ndim, d.shape))
       fail(ErrorKind::InvalidValue, "c",
            "expected the shape of d, " + shape_string(d) + ", got " + shape_string(*c));
     tma_strides(*c, "c");
-    // C is D itself (accumulation in place, which the GPU's store does as it writes D), or apart from it: the
-    // tiles of D are written in any order, so a C that overlaps D elsewhere would be read partly overwritten.
+    // C is D itself (accumulation in place: each element of C is read before that element of D is written), or
+    // apart from it: the tiles of D are written in any order, so a C that overlaps D elsewhere would be read
+    // partly overwritten.
     const bool c_is_d =
-        c->data == d.data && d.dtype == DType::F32 && std::equal(c->strides, c->strides + c->ndim, d.strides);
+        c->data == d.data && c->dtype == d.dtype && std::equal(c->strides, c->strides + c->ndim, d.strides);
     if (!c_is_d && overlap(*c, d))
       fail(ErrorKind::InvalidValue, "c", "must be d itself (the same data and strides) or not overlap d in memory");
   }

@@ -80,7 +80,8 @@ struct GemmProblem {
   std::int64_t d_row_stride = 0;
   std::int64_t d_group_stride = 0;
 
-  const float* c = nullptr;  // optional, FP32 of D's shape
+  const void* c = nullptr;  // optional, of D's shape: FP32, or D's 16-bit type where D is BF16 or FP16
+  DType c_dtype = DType::F32;
   std::int64_t c_row_stride = 0;
   std::int64_t c_group_stride = 0;
 
@@ -101,9 +102,19 @@ struct GemmProblem {
   std::vector<std::int64_t> ks;
   const std::int32_t* ks_tensor = nullptr;
 
-  // C is D itself (validation allows it, or a C apart from D): accumulation in place.
-  bool c_is_d() const {
-    return c != nullptr && static_cast<const void*>(c) == d && d_dtype == DType::F32 && c_row_stride == d_row_stride &&
+  // C from a validated tensor: [M, N], or [G, M, N] in the k-grouped layout.
+  void set_c(const TensorView& view) {
+    c = view.data;
+    c_dtype = view.dtype;
+    c_row_stride = view.strides[view.ndim - 2];
+    c_group_stride = view.ndim == 3 ? view.strides[0] : 0;
+  }
+
+  // C is D itself (validation allows it, or a C apart from D) and FP32: accumulation in place, which the GPU's
+  // TMA store does by adding to D as it writes it. A 16-bit C that is D is read like a C of its own, so that D is
+  // rounded once, from C + A·B.
+  bool adds_to_d() const {
+    return c != nullptr && c == d && d_dtype == DType::F32 && c_row_stride == d_row_stride &&
            c_group_stride == d_group_stride;
   }
 

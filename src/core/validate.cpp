@@ -118,10 +118,7 @@ GemmProblem validate_normal(const TensorView& a, const TensorView& sfa, const Te
   p.scaling = row_blocks ? Scaling::RowBlocks : Scaling::Block;
   p.m = m, p.n = n, p.k = k;
   fill_operands(p, {a, sfa, b, sfb, d}, 0);
-  if (c) {
-    p.c = static_cast<const float*>(c->data);
-    p.c_row_stride = c->strides[0];
-  }
+  if (c) p.set_c(*c);
   return p;
 }
 
@@ -225,11 +222,7 @@ GemmProblem validate_k_grouped_fp8(const TensorView& a, const TensorView& sfa, c
   p.d_dtype = d.dtype;
   p.d_row_stride = d.strides[1];
   p.d_group_stride = d.strides[0];
-  if (c) {
-    p.c = static_cast<const float*>(c->data);
-    p.c_row_stride = c->strides[1];
-    p.c_group_stride = c->strides[0];
-  }
+  if (c) p.set_c(*c);
   p.ks = ks;
   p.ks_tensor = static_cast<const std::int32_t*>(ks_tensor.data);
   return p;

@@ -77,11 +77,7 @@ void fill(GemmProblem& p, DType dtype, const TensorView& a, bool a_mn_major, con
   p.d_dtype = d.dtype;
   p.d_row_stride = outer(d);
   p.d_group_stride = group(d);
-  if (c) {
-    p.c = static_cast<const float*>(c->data);
-    p.c_row_stride = outer(*c);
-    p.c_group_stride = group(*c);
-  }
+  if (c) p.set_c(*c);
 }
 
 }  // namespace

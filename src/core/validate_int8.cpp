@@ -212,10 +212,7 @@ GemmProblem validate_int8_normal(const TensorView& a, const TensorView& sa, cons
   set_scales(check, p, sa, sb, {1, p.m, false, false, {"[M], [M, 1] or 0-d", "[N], [1, N] or 0-d",
                                                     "[M, ceil(K/128)]", "[ceil(N/128), ceil(K/128)]"}});
   set_bias(check, p, bias, d);
-  if (c) {
-    p.c = static_cast<const float*>(c->data);
-    p.c_row_stride = c->strides[0];
-  }
+  if (c) p.set_c(*c);
   return p;
 }
 

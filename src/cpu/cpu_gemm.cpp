@@ -1,12 +1,10 @@
 #include "cpu/cpu_gemm.hpp"
 
-#include <algorithm>
-#include <cstring>
-
 #include "cpu/bf16.hpp"
 #include "cpu/blocked_gemm.hpp"
 #include "cpu/dequantize_row_blocks.hpp"
 #include "cpu/direct_gemm.hpp"
+#include "cpu/f16.hpp"
 #include "cpu/int8_gemm.hpp"
 #include "cpu/operand_packing.hpp"
 #include "cpu/packed_a.hpp"
@@ -54,19 +52,25 @@ void* d_element(const GemmProblem& p, std::int64_t offset) {
   return static_cast<std::uint8_t*>(p.d) + offset * static_cast<std::int64_t>(dtype_size(p.d_dtype));
 }
 
-// D[g] = C[g] (rounded to BF16 where D is), or zeros without C: an expert of the k-grouped layout with no rows
-// of K.
+// Element `offset` of C, as FP32 (exactly: a 16-bit C is of D's type).
+float c_element(const GemmProblem& p, std::int64_t offset) {
+  if (p.c_dtype == DType::F32) return static_cast<const float*>(p.c)[offset];
+  const std::uint16_t bits = static_cast<const std::uint16_t*>(p.c)[offset];
+  return p.c_dtype == DType::BF16 ? float_from_bf16(bits) : float_from_f16(bits);
+}
+
+// D[g] = C[g] (rounded to D's type), or zeros without C: an expert of the k-grouped layout with no rows of K.
 void write_empty_expert(const GemmProblem& p, std::int64_t group) {
   for (std::int64_t row = 0; row < p.m; ++row) {
-    void* d = d_element(p, group * p.d_group_stride + row * p.d_row_stride);
-    const float* c = p.c ? p.c + group * p.c_group_stride + row * p.c_row_stride : nullptr;
-    if (p.d_dtype == DType::BF16) {
-      auto* d16 = static_cast<std::uint16_t*>(d);
-      for (std::int64_t col = 0; col < p.n; ++col) d16[col] = c == nullptr ? 0 : bf16_from_float(c[col]);
-    } else if (c == nullptr) {
-      std::fill_n(static_cast<float*>(d), p.n, 0.0f);
-    } else if (c != d) {
-      std::memcpy(d, c, p.n * sizeof(float));
+    const std::int64_t d_offset = group * p.d_group_stride + row * p.d_row_stride;
+    const std::int64_t c_offset = group * p.c_group_stride + row * p.c_row_stride;
+    for (std::int64_t col = 0; col < p.n; ++col) {
+      const float value = p.c == nullptr ? 0.0f : c_element(p, c_offset + col);
+      switch (p.d_dtype) {
+        case DType::F32: static_cast<float*>(p.d)[d_offset + col] = value; break;
+        case DType::F16: static_cast<std::uint16_t*>(p.d)[d_offset + col] = f16_from_float(value); break;
+        default: static_cast<std::uint16_t*>(p.d)[d_offset + col] = bf16_from_float(value); break;
+      }
     }
   }
 }
@@ -88,7 +92,8 @@ void gemm_k_grouped(const GemmProblem& p) {
     expert.a = p.a + k_start * (p.a_mn_major ? p.a_row_stride : 1) * 2;  // 16-bit elements
     expert.b = p.b + k_start * (p.b_mn_major ? p.b_row_stride : 1) * 2;
     expert.d = d_element(p, group * p.d_group_stride);
-    expert.c = p.c ? p.c + group * p.c_group_stride : nullptr;
+    const std::int64_t c_offset = group * p.c_group_stride * static_cast<std::int64_t>(dtype_size(p.c_dtype));
+    expert.c = p.c ? static_cast<const std::uint8_t*>(p.c) + c_offset : nullptr;
     expert.d_group_stride = expert.c_group_stride = 0;
     expert.ks.clear();
     gemm_m_layouts(expert);

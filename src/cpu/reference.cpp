@@ -102,6 +102,11 @@ double bias_value(const GemmProblem& p, std::int64_t n) {
   return value_16bit(p.bias_dtype, static_cast<const std::uint8_t*>(p.bias), n);
 }
 
+double c_value(const GemmProblem& p, std::int64_t index) {
+  if (p.c_dtype == DType::F32) return static_cast<const float*>(p.c)[index];
+  return value_16bit(p.c_dtype, static_cast<const std::uint8_t*>(p.c), index);
+}
+
 void compute_row(const GemmProblem& p, const RowSource& s, std::int64_t row) {
   const std::int64_t d_index = s.d_group * p.d_group_stride + row * p.d_row_stride;
   for (std::int64_t n = 0; n < p.n; ++n) {
@@ -112,7 +117,7 @@ void compute_row(const GemmProblem& p, const RowSource& s, std::int64_t row) {
     double acc = p.ab_dtype == DType::E4M3 ? fp8_sum(p, s, row, n)
                  : p.ab_dtype == DType::I8 ? int8_scaled_sum(p, s, row, n)
                                            : sum_16bit(p, s, row, n);
-    if (p.c) acc += p.c[s.d_group * p.c_group_stride + row * p.c_row_stride + n];
+    if (p.c) acc += c_value(p, s.d_group * p.c_group_stride + row * p.c_row_stride + n);
     if (p.bias) acc += bias_value(p, n);
     const auto value = static_cast<float>(acc);
     switch (p.d_dtype) {

@@ -51,7 +51,8 @@ RowBlock block_at(const GemmProblem& p, std::int64_t group, std::int64_t row, st
   block.b = p.b + group * p.b_group_stride * element_bytes(p.ab_dtype);
   block.sfb = p.sfb ? p.sfb + group * p.sfb_group_stride : nullptr;
   block.d = static_cast<char*>(p.d) + d_offset * element_bytes(p.d_dtype);
-  block.c = p.c ? p.c + group * p.c_group_stride + row * p.c_row_stride : nullptr;
+  const std::int64_t c_offset = group * p.c_group_stride + row * p.c_row_stride;
+  block.c = p.c ? static_cast<const char*>(p.c) + c_offset * element_bytes(p.c_dtype) : nullptr;
   block.rows = rows;
   return block;
 }

@@ -15,7 +15,7 @@ struct RowBlock {
   const std::uint8_t* b;  // the block's B, [N, K] or [K, N]
   const float* sfb;       // and its sfb
   void* d;                // first row of D
-  const float* c;         // first row of C, or null
+  const void* c;          // first row of C (FP32 or D's 16-bit type), or null
   std::int64_t rows;
 };
 

@@ -33,6 +33,9 @@ double split_k_cycles(const ProblemSize& problem, const KernelConfig& config);
 double c_ring_cycles(const KernelConfig& config);
 // The least time to move `bytes` between DRAM and the SMs, in cycles.
 double dram_cycles(double bytes);
+// The epilogue's DRAM traffic per element of D, in D's elements: 1 without C; with C, 3 as the models were
+// fitted (an FP32 C is two of a 16-bit D's elements), and 2 for a C of D's 16-bit type.
+double epilogue_d_passes(const KernelShape& shape);
 // The most stages of `config` that fit the device's shared memory (0 if none).
 int most_stages(KernelConfig config, const DeviceLimits& device);
 

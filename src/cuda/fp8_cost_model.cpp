@@ -108,6 +108,7 @@ std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const Devic
         config.cluster_n = cluster_n;
         config.output_bytes = problem.shape.output_f32 ? 4 : 2;
         config.output_f16 = problem.shape.output_f16;
+        config.c_bytes = problem.shape.c_of_d_type ? 2 : 4;
         config.num_sms = device.num_sms;
         // A shared operand is split into per-CTA slices of whole 8-row swizzle atoms.
         if (config.slice_rows_a() % 8 != 0 || config.slice_rows_b() % 8 != 0) continue;
@@ -149,7 +150,7 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +
                             double(problem.num_groups) * m * n * config.output_bytes *
-                                (problem.shape.reads_c() ? 3 : 1);
+                                epilogue_d_passes(problem.shape);
   const double memory_bound = dram_cycles(dram_bytes);
   return std::max(compute_bound, memory_bound);
 }

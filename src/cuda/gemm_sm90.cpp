@@ -100,8 +100,8 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
   const int epilogue = ((static_cast<int>(shape.scaling) * 2 + shape.output_f16) * 2 + shape.has_bias) * 8 +
                        static_cast<int>(shape.bias_dtype);
   const int kind = (((epilogue * 8 + static_cast<int>(shape.ab_dtype)) * 2 + shape.a_mn_major) * 8 +
-                    shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma) * 4 + shape.c_in_d * 2 +
-                   shape.packed_d;
+                    shape.b_mn_major * 4 + shape.psum * 2 + shape.sfa_by_tma) * 8 + shape.c_in_d * 4 +
+                   shape.c_of_d_type * 2 + shape.packed_d;
   const Key key{device,
                 requested_sms,
                 size.m,
@@ -203,8 +203,9 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
                            p.n,
                            k_grouped ? 0 : p.k,
                            p.d_dtype == DType::F32 || p.d_dtype == DType::I32,
-                           p.c != nullptr && !p.c_is_d(),
-                           p.c_is_d(),
+                           p.c != nullptr && !p.adds_to_d(),
+                           p.adds_to_d(),
+                           p.c != nullptr && p.c_dtype != DType::F32,
                            scales_by_tma,
                            p.ab_dtype,
                            p.a_mn_major,
@@ -300,10 +301,10 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
                             config.swizzle_d_bytes(), groups_of(masked || p.layout == detail::GemmLayout::KGrouped),
                             u64(p.d_group_stride)},
                            "encoding the tensor map of 'd'");
-  // A C of its own, read in chunks of 64 rows x 32 FP32 columns, one 128-byte swizzle row each
-  // (epilogue_c_ring.cuh).
+  // A C of its own, read in chunks of 64 rows x 128 bytes, one 128-byte swizzle row each (epilogue_c_ring.cuh).
   if (config.c_slots > 0)
-    maps.c = make_tensor_map({p.c, u64(p.m), u64(p.n), u64(p.c_row_stride), 4, 64, sm90::TileConfig::kCChunkCols, 128,
+    maps.c = make_tensor_map({p.c, u64(p.m), u64(p.n), u64(p.c_row_stride), config.c_bytes, 64,
+                              std::uint32_t(config.c_chunk_cols()), 128,
                               groups_of(p.layout == detail::GemmLayout::KGrouped), u64(p.c_group_stride)},
                              "encoding the tensor map of 'c'");
   return maps;
@@ -311,9 +312,9 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
 
 sm90::GemmParams kernel_params(const detail::GemmProblem& p) {
   return {static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.num_groups), p.sfa, p.sfa_m_stride,
-          p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.c,
-          p.c_row_stride, p.c_group_stride, p.bias, p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum,
-          p.masked_m, p.ks_tensor, p.d_row_starts, static_cast<std::uint32_t>(p.d_rows)};
+          p.sfa_k_stride, p.sfa_group_stride, p.sfb, p.sfb_n_stride, p.sfb_k_stride, p.sfb_group_stride, p.bias,
+          p.d, p.d_row_stride, p.d_group_stride, p.m_indices, p.psum, p.masked_m, p.ks_tensor, p.d_row_starts,
+          static_cast<std::uint32_t>(p.d_rows)};
 }
 
 // The grid of a kernel: its configuration's, or, for clusters of more than two CTAs (split-K), no more clusters
@@ -354,7 +355,8 @@ detail::GemmProblem expert_range(const detail::GemmProblem& p, std::int64_t firs
   part.sfa = p.sfa + k_before / detail::kScaleBlock * p.sfa_k_stride;
   part.sfb = p.sfb + k_before / detail::kScaleBlock * p.sfb_k_stride;
   part.d = static_cast<std::uint8_t*>(p.d) + first * p.d_group_stride * std::int64_t(dtype_size(p.d_dtype));
-  if (p.c != nullptr) part.c = p.c + first * p.c_group_stride;
+  if (p.c != nullptr)
+    part.c = static_cast<const std::uint8_t*>(p.c) + first * p.c_group_stride * std::int64_t(dtype_size(p.c_dtype));
   part.ks_tensor = p.ks_tensor + first;
   return part;
 }

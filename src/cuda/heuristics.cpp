@@ -136,6 +136,11 @@ std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& confi
 
 double dram_cycles(double bytes) { return bytes / kChipDramBytesPerCycle; }
 
+double epilogue_d_passes(const KernelShape& shape) {
+  if (!shape.reads_c()) return 1.0;
+  return shape.c_of_d_type ? 2.0 : 3.0;
+}
+
 double split_k_cycles(const ProblemSize& problem, const KernelConfig& config) {
   if (config.split_k == 1) return 0.0;
   const double rows = double(std::min<std::int64_t>(std::max<std::int64_t>(problem.m, 1), config.block_m));

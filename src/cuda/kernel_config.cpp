@@ -43,6 +43,11 @@ const char* output_name(const KernelConfig& config) {
   return config.output_f16 ? "_fp16" : "_bf16";
 }
 
+// A C of its own: FP32, or D's 16-bit type, and the chunks its ring holds.
+std::string c_name(const KernelConfig& config) {
+  return (config.c_bytes == 2 ? "_c16_ring" : "_c_ring") + std::to_string(config.c_slots);
+}
+
 }  // namespace
 
 std::string KernelConfig::name() const {
@@ -50,7 +55,7 @@ std::string KernelConfig::name() const {
       block_scaled() ? "" : std::string("_") + (shape.a_mn_major ? "t" : "n") + (shape.b_mn_major ? "n" : "t");
   return std::string("fgemm_sm90_") + kind_name(shape) + detail::layout_name(shape.layout) +
          (shape.psum ? "_psum" : "") + (shape.packed_d ? "_packed_d" : "") + storage + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k) +
-         output_name(*this) + (shape.has_c ? "_c_ring" + std::to_string(c_slots) : "") +
+         output_name(*this) + (shape.has_c ? c_name(*this) : "") +
          (shape.c_in_d ? "_add" : "") + bias_name(shape) +
          (block_scaled() && !shape.sfa_by_tma ? "_sfa_rows" : "") +
          (shape.scaling == detail::Scaling::RowBlocks && !shape.sfa_by_tma ? "_scale_rows" : "") + "_bm" +

@@ -20,6 +20,7 @@ struct KernelShape {
   bool output_f32 = false;  // a 4-byte D: FP32, or INT32 (INT8's exact sums)
   bool has_c = false;  // a C of its own, read by the epilogue
   bool c_in_d = false;  // C is D itself (FP32, accumulation in place): the epilogue's store adds to D
+  bool c_of_d_type = false;  // C has D's 16-bit type (BF16 or FP16) rather than FP32
   // sfa (and, for the 1D1D recipe, sfb) is MN-major with 16-byte aligned columns: the TMA thread loads it with A
   // (the fast path); otherwise a warp of the producer copies it scale by scale.
   bool sfa_by_tma = false;

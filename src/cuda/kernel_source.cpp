@@ -42,8 +42,8 @@ const char* bias_element(DType bias_dtype) {
 }
 
 // The epilogue's transforms, in order (epilogue_transform.cuh, epilogue_scales.cuh): INT8's scales per row and
-// column, its bias, and C, from its ring in shared memory. A C that is D itself is no transform: the store adds
-// to D.
+// column, its bias, and C, from its ring in shared memory. An FP32 C that is D itself is no transform: the store
+// adds to D.
 std::string transform_policy(const KernelConfig& config) {
   const KernelShape& shape = config.shape;
   std::vector<std::string> steps;
@@ -112,7 +112,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "  static constexpr fgemm::sm90::TileConfig value{" << config.block_m << ", " << config.block_n << ", "
       << config.num_stages << ", " << config.cluster_m << ", " << config.cluster_n << ", " << config.output_bytes
       << ", " << config.operand_bytes << ", " << cpp_bool(config.output_f16) << ", " << config.split_k << ", "
-      << config.c_slots << ", " << config.a_rows << "};\n"
+      << config.c_slots << ", " << config.c_bytes << ", " << config.a_rows << "};\n"
       << "};\n"
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "

@@ -50,6 +50,7 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
         config.operand_bytes = static_cast<int>(dtype_size(shape.ab_dtype));
         config.output_bytes = shape.output_f32 ? 4 : 2;
         config.output_f16 = shape.output_f16;
+        config.c_bytes = shape.c_of_d_type ? 2 : 4;
         config.num_sms = device.num_sms;
         // A shared operand is split into per-CTA slices of whole swizzle atoms (8 rows K-major, a box MN-major).
         const int slice_unit_a = shape.a_mn_major ? kMnMajorBox : 8;
@@ -91,7 +92,7 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
 
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) * config.operand_bytes +
                             double(problem.num_groups) * m * n * config.output_bytes *
-                                (problem.shape.reads_c() ? 3 : 1);
+                                epilogue_d_passes(problem.shape);
   const double memory_bound = dram_cycles(dram_bytes);
   return std::max(compute_bound, memory_bound);
 }

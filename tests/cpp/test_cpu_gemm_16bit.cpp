@@ -140,6 +140,7 @@ struct Case {
   std::int64_t k = 0;  // the sum of the experts' K where k-grouped
   std::int64_t groups = 1;
   COperand c = COperand::None;
+  DType c_type = DType::F32;  // of a C apart from D: FP32 or D's 16-bit type
   bool padded = false;  // every tensor a slice of a wider one: 16 more bytes after each row (than the 16-byte
                         // multiple that rows of odd lengths need anyway)
   ContiguousLayout form = ContiguousLayout::MIndices;
@@ -179,7 +180,7 @@ class Operands {
     d_groups_ = grouped_d ? c.groups : 1;
     d_stride_ = round_up(c.n, 8) + pad;
     if (c.c == COperand::Separate) {
-      c_ = Matrix(DType::F32, d_groups_, c.m, c.n, d_stride_ + 4 * (c.padded ? 1 : 0));
+      c_ = Matrix(c.c_type, d_groups_, c.m, c.n, d_stride_ + 16 / element_bytes(c.c_type) * (c.padded ? 1 : 0));
       for (std::int64_t i = 0; i < c_.elements(); ++i) c_.set_value(i, c_.inside(i) ? value(random_) : NAN);
     }
   }
@@ -252,10 +253,13 @@ class Operands {
     Matrix out = initial.magnitudes();
     Matrix a = a_.magnitudes().as(case_.input), b = b_.magnitudes().as(case_.input);
     Matrix c = case_.c == COperand::Separate ? c_.magnitudes() : Matrix();
-    GemmProblem p = problem(out);
+    // The case's problem, pointed at FP32 magnitudes of its operands (C = D: of D as it was, in place).
+    GemmProblem p = problem(initial);
     p.a = static_cast<const std::uint8_t*>(a.data());
     p.b = static_cast<const std::uint8_t*>(b.data());
-    if (case_.c == COperand::Separate) p.c = static_cast<const float*>(c.data());
+    p.d = out.data(), p.d_dtype = DType::F32;
+    if (case_.c == COperand::Separate) p.c = c.data(), p.c_dtype = DType::F32;
+    if (case_.c == COperand::IsD) p.c = out.data(), p.c_dtype = DType::F32;
     reference_gemm(p);
     return out;
   }
@@ -393,7 +397,7 @@ Case make_case(GemmLayout layout, DType input, DType output, std::int64_t m, std
 std::string shape_name(const Case& c) {
   std::string name = std::string(type_name(c.input)) + "_to_" + type_name(c.output) + "_m" + std::to_string(c.m) +
                      "_n" + std::to_string(c.n) + "_k" + std::to_string(c.k);
-  if (c.c == COperand::Separate) name += "_c";
+  if (c.c == COperand::Separate) name += c.c_type == DType::F32 ? "_c" : std::string("_c_") + type_name(c.c_type);
   if (c.c == COperand::IsD) name += "_c_is_d";
   if (c.padded) name += "_padded";
   return name;
@@ -401,9 +405,9 @@ std::string shape_name(const Case& c) {
 
 const DType kInputs[] = {DType::BF16, DType::F16};
 
-// Every storage order, input and output type, C or none or D itself (FP32 D only), on shapes that take the
-// dot kernels' path (few rows) and the blocked one; N and K multiples of neither 64 nor 128, K odd where the
-// rows are padded to 16 bytes, K beyond one packed span (1024).
+// Every storage order, input and output type, C or none or D itself, an FP32 C or one of D's 16-bit type, on
+// shapes that take the dot kernels' path (few rows) and the blocked one; N and K multiples of neither 64 nor 128,
+// K odd where the rows are padded to 16 bytes, K beyond one packed span (1024).
 std::vector<Case> dense_cases() {
   struct Shape {
     std::int64_t m, n, k;
@@ -418,9 +422,14 @@ std::vector<Case> dense_cases() {
         Case c = make_case(GemmLayout::Normal, input, output, shape.m, shape.n, shape.k);
         c.a_mn_major = letters & 2;
         c.b_mn_major = letters & 1;
-        c.c = variant % 3 == 0                           ? COperand::None
-              : variant % 3 == 1 || output != DType::F32 ? COperand::Separate
-                                                         : COperand::IsD;
+        if (output == DType::F32) {
+          c.c = variant % 3 == 0 ? COperand::None : variant % 3 == 1 ? COperand::Separate : COperand::IsD;
+        } else {
+          // Each storage order of a 16-bit D takes one C: none, FP32, D itself, one of D's type.
+          const COperand operands[] = {COperand::None, COperand::Separate, COperand::IsD, COperand::Separate};
+          c.c = operands[letters];
+          if (letters == 3) c.c_type = output;
+        }
         c.padded = variant % 2 == 1;
         c.name = std::string("dense_") + (c.a_mn_major ? "t" : "n") + (c.b_mn_major ? "n" : "t") + "_" + shape_name(c);
         cases.push_back(c);

@@ -256,7 +256,8 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
       }
     }
   }
-  // The k-grouped layout: FP32 accumulating in place, and BF16 out (the gradient alone) with and without a C.
+  // The k-grouped layout: FP32 accumulating in place, and BF16 out (the gradient alone) with and without a C, FP32
+  // or BF16.
   ProblemSize k_grouped = k_grouped_of(size, 8, 4096);
   for (const Epilogue& epilogue : {Epilogue{true, false, true}, Epilogue{false, false, false},
                                    Epilogue{false, true, false}}) {
@@ -265,6 +266,8 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
     k_grouped.shape.c_in_d = epilogue.c_in_d;
     expect_chosen_kernels_compile_cleanly(k_grouped, h100);
   }
+  k_grouped.shape.c_of_d_type = true;
+  expect_chosen_kernels_compile_cleanly(k_grouped, h100);
 }
 
 // Accumulation in place (C is D, FP32), whose store adds to D: FP8's block recipe, INT8's two scaled recipes,
@@ -292,33 +295,39 @@ TEST(GemmKernelCompile, AccumulationInPlace) {
   expect_compiles_cleanly(choose_config(k_grouped_of(size, 8, 4096), h100));
 }
 
-// A C of its own through its ring (epilogue_c_ring.cuh), in every kind that takes one: at the widest warpgroups
-// of 64- and 128-row tiles, the largest ring (fewest stages) and the smallest (most stages); and the FP8 1D1D
+// A C of its own through its ring (epilogue_c_ring.cuh), FP32 or of D's 16-bit type, in every kind that takes one:
+// at the widest warpgroups of 64- and 128-row tiles, the largest ring (fewest stages) and the smallest (most
+// stages); and the FP8 1D1D
 // k-grouped layout's stack of C (BF16's is in UnscaledKinds).
 TEST(GemmKernelCompile, RingsOfC) {
   const DeviceLimits h100;
   const std::pair<DType, detail::Scaling> kinds[] = {
       {DType::E4M3, detail::Scaling::Block}, {DType::E4M3, detail::Scaling::RowBlocks},
-      {DType::BF16, detail::Scaling::None},  {DType::I8, detail::Scaling::Block},
-      {DType::I8, detail::Scaling::RowColumn}};
+      {DType::BF16, detail::Scaling::None},  {DType::F16, detail::Scaling::None},
+      {DType::I8, detail::Scaling::Block},   {DType::I8, detail::Scaling::RowColumn}};
   for (auto [dtype, scaling] : kinds) {
-    ProblemSize size = ragged_problem(dtype, scaling);
-    size.shape.sfa_by_tma = true;
-    size.shape.has_c = true;
-    const auto configs = candidate_configs(size, h100);
-    for (int block_m : {64, 128}) {
-      const KernelConfig *widest_largest = nullptr, *widest_smallest = nullptr;
-      for (const auto& config : configs) {
-        if (config.block_m != block_m || config.cluster_size() != 1) continue;
-        EXPECT_GE(config.c_slots, 1) << config.name();
-        const auto key = [](const KernelConfig* c) { return std::pair{c->warpgroup_n(), c->c_slots}; };
-        if (!widest_largest || key(&config) > key(widest_largest)) widest_largest = &config;
-        const auto narrow_ring = [](const KernelConfig* c) { return std::pair{c->warpgroup_n(), -c->c_slots}; };
-        if (!widest_smallest || narrow_ring(&config) > narrow_ring(widest_smallest)) widest_smallest = &config;
+    for (bool c_of_d_type : {false, true}) {
+      ProblemSize size = ragged_problem(dtype, scaling);
+      size.shape.sfa_by_tma = true;
+      size.shape.has_c = true;
+      size.shape.c_of_d_type = c_of_d_type;
+      size.shape.output_f16 = dtype == DType::F16;
+      const auto configs = candidate_configs(size, h100);
+      for (int block_m : {64, 128}) {
+        const KernelConfig *widest_largest = nullptr, *widest_smallest = nullptr;
+        for (const auto& config : configs) {
+          if (config.block_m != block_m || config.cluster_size() != 1) continue;
+          EXPECT_GE(config.c_slots, 1) << config.name();
+          EXPECT_EQ(config.c_bytes, c_of_d_type ? 2 : 4) << config.name();
+          const auto key = [](const KernelConfig* c) { return std::pair{c->warpgroup_n(), c->c_slots}; };
+          if (!widest_largest || key(&config) > key(widest_largest)) widest_largest = &config;
+          const auto narrow_ring = [](const KernelConfig* c) { return std::pair{c->warpgroup_n(), -c->c_slots}; };
+          if (!widest_smallest || narrow_ring(&config) > narrow_ring(widest_smallest)) widest_smallest = &config;
+        }
+        ASSERT_NE(widest_largest, nullptr);
+        expect_compiles_cleanly(*widest_largest);
+        if (widest_smallest->c_slots != widest_largest->c_slots) expect_compiles_cleanly(*widest_smallest);
       }
-      ASSERT_NE(widest_largest, nullptr);
-      expect_compiles_cleanly(*widest_largest);
-      if (widest_smallest->c_slots != widest_largest->c_slots) expect_compiles_cleanly(*widest_smallest);
     }
   }
   ProblemSize weight_gradient;

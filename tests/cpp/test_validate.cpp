@@ -110,7 +110,13 @@ const Violation kViolations[] = {
     {"sfa_not_f32", Layout::Normal, [](Call& c) { c.sfa.dtype = DType::BF16; }, kType, "sfa"},
     {"sfb_not_f32", Layout::Masked, [](Call& c) { c.sfb.dtype = DType::I32; }, kType, "sfb"},
     {"d_not_bf16_or_f32", Layout::Normal, [](Call& c) { c.d.dtype = DType::E4M3; }, kType, "d"},
-    {"c_not_f32", Layout::Normal, [](Call& c) { c.c->dtype = DType::BF16; }, kType, "c"},
+    {"c_neither_f32_nor_ds_type", Layout::Normal, [](Call& c) { c.c->dtype = DType::F16; }, kType, "c"},
+    {"c_16bit_beside_f32_d", Layout::Normal,
+     [](Call& c) {
+       c.d.dtype = DType::F32;
+       c.c->dtype = DType::BF16;
+     },
+     kType, "c"},
     {"m_indices_not_i32", Layout::Contiguous, [](Call& c) { c.group_array.dtype = DType::F32; }, kType, "m_indices"},
     {"masked_m_not_i32", Layout::Masked, [](Call& c) { c.group_array.dtype = DType::F32; }, kType, "masked_m"},
     // Numbers of dimensions.
@@ -337,7 +343,16 @@ const Violation16 kViolations16[] = {
     {"fp16_a_for_bf16", Op16::Bf16Nt, [](Call16& c) { c.a.dtype = DType::F16; }, kType, "a", "bfloat16"},
     {"d_of_the_other_16bit_type", Op16::Bf16Nt, [](Call16& c) { c.d.dtype = DType::F16; }, kType, "d"},
     {"d_not_f32_for_k_grouped", Op16::KGroupedBf16, [](Call16& c) { c.d.dtype = DType::BF16; }, kType, "d"},
-    {"c_not_f32", Op16::Bf16Nt, [](Call16& c) { c.c->dtype = DType::BF16; }, kType, "c"},
+    {"c_neither_f32_nor_ds_type", Op16::Bf16Nt, [](Call16& c) { c.c->dtype = DType::F16; }, kType, "c",
+     "expected dtype float32 or d's bfloat16, got float16"},
+    {"c_16bit_beside_f32_d", Op16::Bf16Tn, [](Call16& c) { c.c = make_tensor_view(c.d.data, DType::BF16, {kM, kN}); },
+     kType, "c", "expected dtype float32, got bfloat16"},
+    {"c_of_ds_type_overlapping_d", Op16::Bf16Nt,
+     [](Call16& c) {
+       c.c = c.d;
+       c.c->data = static_cast<std::uint16_t*>(c.d.data) + 8;  // 16 bytes on
+     },
+     kValue, "c", "not overlap d"},
     // A transposed view passed to the letter of the other storage order.
     {"a_transposed_for_n", Op16::Bf16Nt,
      [](Call16& c) {
@@ -428,6 +443,16 @@ INSTANTIATE_TEST_SUITE_P(Validate, BrokenRule16, testing::ValuesIn(kViolations16
 class ValidCall16 : public testing::TestWithParam<Op16> {};
 
 TEST_P(ValidCall16, IsAccepted) { EXPECT_NO_THROW(valid_call(GetParam()).run()); }
+
+// C of D's 16-bit type, as DeepGEMM's C = D: apart from D, or D itself (accumulation in place).
+TEST(Validate16, TakesACOfDsTypeApartFromDOrAsDItself) {
+  Call16 apart = valid_call(Op16::Fp16Nt);
+  apart.c->dtype = DType::F16;
+  EXPECT_NO_THROW(apart.run());
+  Call16 in_place = valid_call(Op16::Bf16Nt);
+  in_place.c = in_place.d;
+  EXPECT_NO_THROW(in_place.run());
+}
 
 INSTANTIATE_TEST_SUITE_P(Validate, ValidCall16,
                          testing::Values(Op16::Bf16Nt, Op16::Fp16Nt, Op16::Bf16Tn, Op16::ContiguousBf16Nt,

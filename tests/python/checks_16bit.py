@@ -19,8 +19,10 @@ from operands_16bit import (
     matrix,
 )
 
-# (out, c): D in the inputs' dtype or FP32; no C, a C of its own, or C being D (FP32 D only).
-OUT_AND_C = [("same", None), ("fp32", None), ("same", "c"), ("fp32", "c"), ("fp32", "d")]
+# (out, c): D in the inputs' dtype or FP32; no C, an FP32 C of its own ("c"), one of D's 16-bit type ("c16"), or C
+# being D ("d": DeepGEMM's accumulation in place, of D's dtype).
+OUT_AND_C = [("same", None), ("fp32", None), ("same", "c"), ("fp32", "c"), ("fp32", "d"), ("same", "c16"),
+             ("same", "d")]
 
 
 def out_dtype(dtype_name, out):
@@ -32,12 +34,14 @@ def generator(seed, device):
 
 
 def output_and_c(shape, d_dtype, c_mode, gen, device):
-    """(storage, d, c): d NaN-poisoned inside storage; c None, FP32 values in padded rows, or d holding them."""
+    """(storage, d, c): d NaN-poisoned inside storage; c None, random values in padded rows (FP32, or D's dtype for
+    "c16"), or d holding them."""
     storage, d = nan_poisoned_slice(shape, d_dtype, device)
     if c_mode is None:
         return storage, d, None
-    c = matrix(shape[-2], shape[-1], torch.float32, gen, device, spare_columns=1, lead=shape[:-2])
-    if c_mode == "c":
+    c_dtype = d_dtype if c_mode == "c16" else torch.float32
+    c = matrix(shape[-2], shape[-1], c_dtype, gen, device, spare_columns=1, lead=shape[:-2])
+    if c_mode in ("c", "c16"):
         return storage, d, c
     d.copy_(c)
     return storage, d, d

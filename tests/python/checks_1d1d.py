@@ -38,8 +38,14 @@ def poisoned(shape, dtype, device):
     return torch.full(shape, float("nan"), dtype=dtype, device=device)
 
 
+def c_dtype(c_mode, out):
+    """C's dtype: d's where C is D or of d's type ("c16"), else FP32."""
+    return out if c_mode in ("d", "c16") else torch.float32
+
+
 def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
-    """fp8_gemm_nt with sfb [N, ceil(K/128)]: c_mode None (no C), "c" (a separate C) or "d" (C is D)."""
+    """fp8_gemm_nt with sfb [N, ceil(K/128)]: c_mode None (no C), "c" (a separate FP32 C), "c16" (a separate C of
+    d's 16-bit type) or "d" (C is D)."""
     generator = torch.Generator().manual_seed(seed)
     a = torch.randn(m, k, generator=generator).to(device)
     b = torch.randn(n, k, generator=generator).to(device) * 3
@@ -50,7 +56,7 @@ def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     if c_mode is None:
         d = poisoned((m, n), out, device)
     else:
-        c = torch.randn(m, n, generator=generator).to(device) * 16
+        c = (torch.randn(m, n, generator=generator) * 16).to(device, c_dtype(c_mode, out))
         reference = reference + c.double()
         d = c if c_mode == "d" else poisoned((m, n), out, device)
     fgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, c, recipe=(1, 1, 128))
@@ -92,12 +98,12 @@ def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):
 
 
 def check_k_grouped(ks, m, n, device, c_mode="c", out=torch.float32, mn_major=True, seed=0):
-    """k_grouped_fp8_gemm_nt_contiguous into d of dtype `out`: c_mode "c" (a separate C), "d" (C is D, FP32) or
-    None (no C, BF16 out: the gradient alone)."""
+    """k_grouped_fp8_gemm_nt_contiguous into d of dtype `out`: c_mode "c" (a separate FP32 C), "c16" (a separate
+    C of d's 16-bit type), "d" (C is D) or None (no C, BF16 out: the gradient alone)."""
     a, b, products, magnitudes = k_grouped_operands(ks, m, n, device, mn_major, seed)
     generator = torch.Generator().manual_seed(seed + 1)
     shape = (len(ks), m, n)
-    c = None if c_mode is None else (torch.randn(*shape, generator=generator) * 16).to(device)
+    c = None if c_mode is None else (torch.randn(*shape, generator=generator) * 16).to(device, c_dtype(c_mode, out))
     reference = products if c is None else products + c.double()
     d = c if c_mode == "d" else poisoned(shape, out, device)
     ks_tensor = torch.tensor(ks, dtype=torch.int32, device=device)

@@ -113,7 +113,9 @@ def check_normal(recipe, out, m, n, k, device, c_mode=None, bias_dtype=None, ext
     sa, sb = scales(recipe, m, n, k, gen, device)
     storage, d = nan_poisoned_slice((m, n), OUT_DTYPES[out], device)
     c = float_matrix(m, n, gen, device) if c_mode == "c" else None
-    if c_mode == "d":  # accumulation into D itself
+    if c_mode == "c16":  # a C of D's 16-bit type, apart from D
+        c = torch.empty_like(storage)[:m, :n].copy_(torch.randn(m, n, generator=gen, device=device))
+    if c_mode == "d":  # accumulation into D itself (of any dtype)
         d.copy_(torch.randn(m, n, generator=gen, device=device))
         c = d
     bias = None if bias_dtype is None else torch.randn(n, generator=gen, device=device).to(bias_dtype)

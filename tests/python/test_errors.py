@@ -74,7 +74,8 @@ def test_wrong_d_dtype(dtype):
 
 def test_wrong_c_dtype():
     lhs, rhs, d = normal_args()
-    expect(TypeError, "c", call_normal, lhs, rhs, d, c=torch.zeros(M, N, dtype=torch.bfloat16))
+    expect(TypeError, "c", call_normal, lhs, rhs, d, c=torch.zeros(M, N, dtype=torch.float16))
+    expect(TypeError, "c", call_normal, lhs, rhs, d.float(), c=torch.zeros(M, N, dtype=torch.bfloat16))
 
 
 # ---- shapes ---------------------------------------------------------------------------------------------
@@ -399,7 +400,7 @@ def test_k_grouped_bad_d_and_c():
     lhs, rhs, d, ks, ks_tensor = k_grouped_args(d_dtype=torch.bfloat16)
     call = fgemm.k_grouped_fp8_gemm_nt_contiguous
     expect(TypeError, "d", call, lhs, rhs, d.half(), ks, ks_tensor)
-    expect(TypeError, "c", call, lhs, rhs, d, ks, ks_tensor, d)  # C is float32, never d's bfloat16
+    expect(TypeError, "c", call, lhs, rhs, d, ks, ks_tensor, d.half())  # C is float32 or d's bfloat16
     overlapping = torch.zeros(d.numel(), dtype=torch.float32)
     expect(ValueError, "c", call, lhs, rhs, overlapping.view(torch.bfloat16)[: d.numel()].view(d.shape), ks,
            ks_tensor, overlapping.view(d.shape))

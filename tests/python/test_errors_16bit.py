@@ -42,9 +42,12 @@ def test_d_neither_the_inputs_dtype_nor_float32(dtype):
     expect(TypeError, "d", fgemm.bf16_gemm_nt, a, b, d.to(dtype))
 
 
-def test_c_not_float32():
+def test_c_neither_float32_nor_ds_dtype():
     a, b, d = dense_args()
-    expect(TypeError, "c", fgemm.bf16_gemm_nt, a, b, d, torch.zeros(M, N, dtype=BF16))
+    expect(TypeError, "c", fgemm.bf16_gemm_nt, a, b, d, torch.zeros(M, N, dtype=FP16),
+           match=" expected dtype float32 or d's bfloat16, got float16")
+    expect(TypeError, "c", fgemm.bf16_gemm_nt, a, b, d.float(), torch.zeros(M, N, dtype=BF16),
+           match=" expected dtype float32, got bfloat16")
 
 
 def test_k_grouped_d_not_float32():

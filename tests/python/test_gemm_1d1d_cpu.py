@@ -15,15 +15,16 @@ def test_normal(out, mn_major):
         check_normal(m, n, k, dtype, "cpu", mn_major=mn_major)
 
 
-@pytest.mark.parametrize("c_mode", ["c", "d"])
-def test_normal_accumulates_onto_c(c_mode):
+@pytest.mark.parametrize("out,c_mode", [("fp32", "c"), ("fp32", "d"), ("bf16", "c16"), ("bf16", "d")])
+def test_normal_accumulates_onto_c(out, c_mode):
     import torch
 
-    check_normal(129, 200, 384, torch.float32, "cpu", c_mode=c_mode)
+    check_normal(129, 200, 384, torch.bfloat16 if out == "bf16" else torch.float32, "cpu", c_mode=c_mode)
 
 
-# The weight gradient accumulated in FP32 onto a C apart or in place, and the BF16 gradient alone or onto a C.
-K_GROUPED_OUTPUTS = [("c", "fp32"), ("d", "fp32"), (None, "bf16"), ("c", "bf16")]
+# The weight gradient accumulated in FP32 onto a C apart or in place, and the BF16 gradient alone, onto an FP32 C
+# or in place.
+K_GROUPED_OUTPUTS = [("c", "fp32"), ("d", "fp32"), (None, "bf16"), ("c", "bf16"), ("d", "bf16")]
 
 
 @pytest.mark.parametrize("ks", [[128], [128, 0, 384, 256], [0, 0], [256] * 3])

@@ -78,16 +78,22 @@ def test_shapes_the_heuristics_split(m, n, out, c_mode):
 # 192 x 128: four) and rings that stream some of them in the epilogue (128 x 256 and 128 x 224 with four slots),
 # with enough tiles that every CTA takes several: the slots' phases turn over, and each tile's first chunks land in
 # the bytes where the tile before staged D for its store. Edges in M and a ragged N, each operand of each
-# major-ness. c_slots 0 takes the heuristics' ring for the tile.
-@pytest.mark.parametrize("block_m,block_n,c_slots,letters", [(64, 64, 0, "nt"), (128, 64, 0, "tn"),
-                                                             (128, 256, 4, "nt"), (128, 256, 8, "nn"),
-                                                             (192, 128, 4, "tn"), (128, 224, 7, "nt"),
-                                                             (128, 224, 4, "nt")])
-@pytest.mark.parametrize("out", ["same", "fp32"])
-def test_c_through_its_ring_under_forced_tiles(block_m, block_n, c_slots, letters, out):
+# major-ness. c_slots 0 takes the heuristics' ring for the tile. A C of D's 16-bit type has chunks of 64 columns:
+# half as many (128 x 224: three and a half), in rings that hold them all and rings that stream some, for a C apart
+# from D and for D itself.
+@pytest.mark.parametrize("block_m,block_n,c_slots,letters,out,c_mode", [
+    (64, 64, 0, "nt", "same", "c"), (128, 64, 0, "tn", "same", "c"), (128, 256, 4, "nt", "same", "c"),
+    (128, 256, 8, "nn", "same", "c"), (192, 128, 4, "tn", "same", "c"), (128, 224, 7, "nt", "same", "c"),
+    (128, 224, 4, "nt", "same", "c"), (64, 64, 0, "nt", "fp32", "c"), (128, 64, 0, "tn", "fp32", "c"),
+    (128, 256, 4, "nt", "fp32", "c"), (128, 256, 8, "nn", "fp32", "c"), (192, 128, 4, "tn", "fp32", "c"),
+    (128, 224, 7, "nt", "fp32", "c"), (128, 224, 4, "nt", "fp32", "c"),
+    (64, 64, 0, "nt", "same", "c16"), (128, 256, 4, "nn", "same", "c16"), (128, 256, 2, "nt", "same", "d"),
+    (192, 128, 2, "tn", "same", "d"), (128, 224, 4, "nt", "same", "c16"), (128, 224, 3, "nt", "same", "d"),
+])
+def test_c_through_its_ring_under_forced_tiles(block_m, block_n, c_slots, letters, out, c_mode):
     with forced_config(block_m, block_n, 1, 1, 0, c_slots):
-        check_dense("bf16", letters, out, "c", 2000, 4100, 264, spare_columns=1, device="cuda")
-        check_dense("bf16", letters, out, "c", 2000, 4097, 136, device="cuda")
+        check_dense("bf16", letters, out, c_mode, 2000, 4100, 264, spare_columns=1, device="cuda")
+        check_dense("bf16", letters, out, c_mode, 2000, 4097, 136, device="cuda")
 
 
 @pytest.mark.parametrize("use_psum_layout", [False, True])

@@ -23,11 +23,12 @@ def test_normal(out, mn_major):
         check_normal(m, n, k, out, "cuda", mn_major=mn_major, seed=m)
 
 
-@pytest.mark.parametrize("c_mode", ["c", "d"])
+@pytest.mark.parametrize("out,c_mode", [(torch.float32, "c"), (torch.float32, "d"), (torch.bfloat16, "c16"),
+                                        (torch.bfloat16, "d")])
 @pytest.mark.parametrize("mn_major", [True, False])
-def test_normal_accumulates_onto_c(c_mode, mn_major):
+def test_normal_accumulates_onto_c(out, c_mode, mn_major):
     for m, n, k in SHAPES:
-        check_normal(m, n, k, torch.float32, "cuda", c_mode=c_mode, mn_major=mn_major, seed=n)
+        check_normal(m, n, k, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=n)
 
 
 @pytest.mark.parametrize("ks,m,n", [
@@ -38,7 +39,8 @@ def test_normal_accumulates_onto_c(c_mode, mn_major):
     ([128 * (g % 3) for g in range(40)], 200, 264),  # more experts than one launch's tensor maps
 ])
 @pytest.mark.parametrize("c_mode,out", [("c", torch.float32), ("d", torch.float32), (None, torch.bfloat16),
-                                        ("c", torch.bfloat16)], ids=["fp32+c", "fp32-in-place", "bf16", "bf16+c"])
+                                        ("c", torch.bfloat16), ("d", torch.bfloat16)],
+                         ids=["fp32+c", "fp32-in-place", "bf16", "bf16+c", "bf16-in-place"])
 def test_k_grouped(ks, m, n, c_mode, out):
     check_k_grouped(ks, m, n, "cuda", c_mode=c_mode, out=out, seed=len(ks))
 

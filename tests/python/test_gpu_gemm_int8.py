@@ -55,6 +55,7 @@ def test_every_recipe_and_output(recipe, out):
 @pytest.mark.parametrize("out,c_mode,bias_dtype", [
     ("bf16", None, torch.float32), ("bf16", None, torch.bfloat16), ("fp16", None, torch.float16),
     ("fp32", "c", None), ("fp32", "d", torch.float32), ("bf16", "c", torch.bfloat16), ("fp16", "c", torch.float32),
+    ("bf16", "d", None), ("fp16", "c16", torch.float16),
 ])
 def test_bias_and_c(recipe, out, c_mode, bias_dtype):
     for m, n, k in [(1, 24, 16), (129, 1001, 784), (2049, 2112, 7168)]:

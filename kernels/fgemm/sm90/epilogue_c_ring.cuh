@@ -1,12 +1,12 @@
-// C (an FP32 matrix of its own, or a stack of them in the k-grouped layout) read by the TMA into shared memory
-// for the epilogue's D = C + A·B. Each math warpgroup has a ring of kCSlots chunks, each 64 rows x 32 columns of
-// C (one TMA box, with the 128-byte swizzle). As a tile's K loop starts, one thread of the warpgroup loads the
-// first kCSlots of the tile's chunks, so that their latency hides behind the K loop; in the epilogue the
-// warpgroup reads the chunks in order, and each slot, once read, is loaded with the chunk kCSlots further on.
-// Where the ring holds all of a tile's chunks, nothing of C is waited for in the epilogue. (Bringing the chunks it
-// cannot hold into L2 as the tile starts made 128 x 256 tiles 5% slower on an H100; bringing them in a few at a
-// time across the K loop, by the producer, made no tile faster and some 2% slower.) A larger ring costs stages,
-// which every K block needs: the heuristics weigh one against the other (kLoadLatencyCycles).
+// C (a matrix of its own, FP32 or of D's 16-bit type, or a stack of them in the k-grouped layout) read by the TMA into
+// shared memory for the epilogue's D = C + A·B. Each math warpgroup has a ring of kCSlots chunks, each 64 rows of C by
+// 128 bytes, 32 FP32 or 64 16-bit columns (one TMA box, with the 128-byte swizzle). As a tile's K loop starts, one
+// thread of the warpgroup loads the first kCSlots of the tile's chunks, so that their latency hides behind the K loop;
+// in the epilogue the warpgroup reads the chunks in order, and each slot, once read, is loaded with the chunk kCSlots
+// further on. Where the ring holds all of a tile's chunks, nothing of C is waited for in the epilogue. (Bringing the
+// chunks it cannot hold into L2 as the tile starts made 128 x 256 tiles 5% slower on an H100; bringing them in a few at
+// a time across the K loop, by the producer, made no tile faster and some 2% slower.) A larger ring costs stages, which
+// every K block needs: the heuristics weigh one against the other (kLoadLatencyCycles).
 //
 // The ring lies in the bytes where the warpgroup stages D for its TMA store (TileConfig::
 // epilogue_bytes_per_warpgroup): by the time the epilogue stages D it has read every chunk of the tile's C, and a
@@ -40,7 +40,7 @@ template <class C>
 struct CRing {
   static constexpr uint32_t kSlots = C::kCSlots;
   static constexpr uint32_t kChunks = C::kCChunks;
-  static constexpr uint32_t kChunkCols = TileConfig::kCChunkCols;
+  static constexpr uint32_t kChunkCols = C::kCChunkCols;
   static constexpr uint32_t kChunkBytes = TileConfig::kCChunkBytes;
   static constexpr bool kStacked = C::kLayout == Layout::KGrouped;  // C is [G, M, N]
   static_assert(kSlots >= 1 && kSlots <= kChunks, "the ring holds one to all of a warpgroup's chunks");

@@ -1,7 +1,7 @@
 // What the epilogue does to a warpgroup's FP32 accumulators before they are stored: nothing, or D = C + A·B
-// with C an FP32 matrix [M, N] (a stack of them, one per group, in the k-grouped layout: accumulation into a
-// gradient). In the wgmma fragment layout, fragment i of a thread holds row (i / 2 % 2 ? row1 : row0) and
-// column n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2.
+// with C a matrix [M, N], FP32 or of D's 16-bit type (a stack of them, one per group, in the k-grouped layout:
+// accumulation into a gradient). In the wgmma fragment layout, fragment i of a thread holds row (i / 2 % 2 ? row1 :
+// row0) and column n_base + (i / 4) * 8 + (lane % 4) * 2 + i % 2.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -56,8 +56,8 @@ struct AddC {
 
   __device__ __forceinline__ void begin_tile(const EpilogueTile& tile) { ring.begin_tile(tile.c_ring, tile.c_origin); }
 
-  // A chunk is 64 rows of 32 FP32 columns, 128 bytes each, whose 16-byte units the TMA's swizzle permutes by
-  // the row's index modulo 8; a thread's two values of an 8-column group are 8 bytes of one unit.
+  // A chunk is 64 rows of 128 bytes (32 FP32 or 64 16-bit columns), whose 16-byte units the TMA's swizzle
+  // permutes by the row's index modulo 8; a thread's two values of an 8-column group are 8 or 4 bytes of one unit.
   template <uint32_t kFragments>
   __device__ __forceinline__ void apply(float (&acc)[kFragments], const EpilogueTile& tile) {
     constexpr uint32_t kGroups = kFragments / 4;  // 8-column groups of the warpgroup
@@ -72,14 +72,25 @@ struct AddC {
 #pragma unroll
         for (uint32_t half = 0; half < 2; ++half) {
           const uint32_t row = row_in_wg + half * 8;
-          const uint32_t offset = row * 128 + (jj * 8 + lane % 4 * 2) * 4;
+          const uint32_t offset = row * 128 + (jj * 8 + lane % 4 * 2) * C::kCBytes;
           float x, y;
-          ptx::load_shared_f32x2(chunk_address + (offset ^ (row % 8) << 4), x, y);
+          load_pair(chunk_address + (offset ^ (row % 8) << 4), x, y);
           acc[4 * j + 2 * half] += x;
           acc[4 * j + 2 * half + 1] += y;
         }
       }
     });
+  }
+
+ private:
+  // Two adjacent elements of C in shared memory, as FP32.
+  __device__ __forceinline__ static void load_pair(uint32_t address, float& x, float& y) {
+    if constexpr (C::kCBytes == 4)
+      ptx::load_shared_f32x2(address, x, y);
+    else if constexpr (C::kOutputF16)
+      ptx::unpack_f16x2(ptx::load_shared_u32(address), x, y);
+    else
+      ptx::unpack_bf16x2(ptx::load_shared_u32(address), x, y);
   }
 };
 

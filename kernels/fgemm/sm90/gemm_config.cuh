@@ -67,6 +67,8 @@ struct GemmConfig {
   // C of its own: the chunks of a warpgroup's columns of C, and those its ring holds (epilogue_c_ring.cuh).
   static constexpr uint32_t kCChunks = kTile.c_chunks();
   static constexpr uint32_t kCSlots = kTile.c_slots;
+  static constexpr uint32_t kCBytes = kTile.c_bytes;
+  static constexpr uint32_t kCChunkCols = kTile.c_chunk_cols();
   static constexpr uint32_t kSplitKSumsBytes = kTile.split_k_sums_bytes();
   // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile at
   // that edge is stored element by element.
@@ -74,6 +76,7 @@ struct GemmConfig {
 
   static_assert(!kAddToD || kOutputF32, "C, which may be D, is FP32");
   static_assert(kCSlots <= kCChunks && !(kAddToD && kCSlots > 0), "a ring of C, which is not D, holds its chunks");
+  static_assert(kCBytes == 4 || (kCBytes == 2 && kOutputBytes == 2), "C is FP32 or of D's 16-bit type");
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192, "BLOCK_M is 64, 128 or 192");
   static_assert(kMulticastSize <= 2 && (kClusterM == 1 || kClusterN == 1), "multicast to two CTAs, along M or N");
   static_assert(kSplitK == 1 || (kMulticastSize == 1 && kSplitK <= 8), "split-K: up to 8 CTAs, no multicast");

@@ -22,8 +22,9 @@ struct TileConfig {
   // and reduce their sums through distributed shared memory (split_k_reduction.cuh). Never with multicast.
   int split_k = 1;
   // A C of its own (not D): the chunks of C that each math warpgroup's ring holds (epilogue_c_ring.cuh), each
-  // 64 rows x 32 FP32 columns; 0 without such a C.
+  // 64 rows of one 128-byte swizzle row of C; 0 without such a C.
   int c_slots = 0;
+  int c_bytes = 4;  // of C: 4 (FP32) or 2 (D's 16-bit type, 64 columns to a chunk)
   // Rows of A a stage loads where the problem has fewer rows than a tile (the normal layout, A K-major, no
   // multicast): 8, 16 or 32, or 0 for all of BLOCK_M. The TMA then brings no rows of zeros past the end of A,
   // which cost an SM as much of its load bandwidth as rows of data. The wgmmas still multiply 64 rows per
@@ -73,10 +74,11 @@ struct TileConfig {
   constexpr int chunk_bytes() const { return swizzle_d_bytes() ? swizzle_d_bytes() : staged_cols() * output_bytes; }
   constexpr int smem_d_per_warpgroup() const { return 64 * staged_cols() * output_bytes; }
 
-  // C's ring: a warpgroup's columns of C are ceil(warpgroup_n / 32) chunks of one 128-byte swizzled TMA box.
-  static constexpr int kCChunkCols = 32;
-  static constexpr int kCChunkBytes = 64 * kCChunkCols * 4;
-  constexpr int c_chunks() const { return ceil_div(warpgroup_n(), kCChunkCols); }
+  // C's ring: a warpgroup's columns of C are chunks of one 128-byte swizzled TMA box, 64 rows of 32 FP32 or 64
+  // 16-bit columns.
+  static constexpr int kCChunkBytes = 64 * 128;
+  constexpr int c_chunk_cols() const { return 128 / c_bytes; }
+  constexpr int c_chunks() const { return ceil_div(warpgroup_n(), c_chunk_cols()); }
 
   // A warpgroup's memory for its epilogue: D's staging and C's ring share it, as the epilogue has read every
   // chunk of C before it stages D, and the TMA store has read the staging before the next tile's chunks land
