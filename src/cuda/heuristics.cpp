@@ -174,11 +174,17 @@ double c_ring_cycles(const KernelConfig& config) {
 
 namespace {
 
+constexpr int kStagesBesideARing = 4;
+
 // With a C of its own, each candidate with a ring of C (epilogue_c_ring.cuh) of every size that gains it a
 // stage or a round of refills in the epilogue over the next smaller ring: all of a warpgroup's chunks (nothing of
 // C waited for in the epilogue) down to one, with the most stages that fit beside it. A larger ring of as many
 // stages and rounds gains nothing, and its slots, no longer dividing the chunks, cost registers
-// (CRing::slot_of). A forced ring (`forced_slots` not 0): that ring alone, where the tile has as many chunks.
+// (CRing::slot_of). Where any candidate keeps four stages beside its ring, none with fewer is offered: on an
+// H100, BF16 tiles with C (128 x 256 and 128 x 240, at M = 4096) ran 2-15% faster with four stages and a ring
+// of half their chunks than with three and the whole ring, or than 128 x 240 with three, though the model's one
+// load latency per round of refills weighed them the other way (docs/PERFORMANCE.md). A forced ring
+// (`forced_slots` not 0): that ring alone, where the tile has as many chunks.
 std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs, const DeviceLimits& device,
                                        int forced_slots) {
   std::vector<KernelConfig> rings;
@@ -202,6 +208,9 @@ std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs,
     }
     rings.insert(rings.end(), sizes.begin(), sizes.end());
   }
+  const auto few_stages = [](const KernelConfig& c) { return c.num_stages < kStagesBesideARing; };
+  if (!std::all_of(rings.begin(), rings.end(), few_stages))
+    rings.erase(std::remove_if(rings.begin(), rings.end(), few_stages), rings.end());
   return rings;
 }
 

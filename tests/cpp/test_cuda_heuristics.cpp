@@ -211,8 +211,9 @@ TEST(Heuristics, ARingOfCLeavesTheKLoopStagesToCoverItsLoads) {
 
 // D's staging and C's ring share each warpgroup's epilogue memory: a kernel takes the larger of the two, not their
 // sum, and stages D whole where the ring would hold it. The rings offered for a tile each gain a round of refills
-// over every smaller one, and give up a stage for it: for 128 x 256 tiles (eight chunks per warpgroup), the
-// smallest ring of each round count.
+// over every smaller one, and give up a stage for it, down to four stages where any tile keeps four: for 128 x 256
+// tiles (eight FP32 chunks per warpgroup) the smallest ring of each round count, of which two chunks alone keep
+// four stages; a C of D's 16-bit type has half the chunks, and a ring of all four would leave three stages.
 TEST(Heuristics, DsStagingAndCsRingShareTheirMemory) {
   sm90::TileConfig tile;
   tile.block_m = 128;
@@ -229,17 +230,24 @@ TEST(Heuristics, DsStagingAndCsRingShareTheirMemory) {
   EXPECT_EQ(tile.epilogue_bytes_per_warpgroup(), 2 * sm90::TileConfig::kCChunkBytes);
 
   const DeviceLimits device;
-  ProblemSize size = sixteen_bit(4096, 7168, 2048);
-  size.shape.has_c = true;
-  std::vector<int> rings;
-  int last_stages = 0;
-  for (const auto& config : candidate_configs(size, device)) {
-    if (config.block_m != 128 || config.block_n != 256) continue;
-    if (!rings.empty()) EXPECT_LT(config.num_stages, last_stages) << config.name();
-    rings.push_back(config.c_slots);
-    last_stages = config.num_stages;
+  for (bool c_of_d_type : {false, true}) {
+    ProblemSize size = sixteen_bit(4096, 7168, 2048);
+    size.shape.has_c = true;
+    size.shape.c_of_d_type = c_of_d_type;
+    std::vector<int> rings;
+    for (const auto& config : candidate_configs(size, device)) {
+      EXPECT_GE(config.num_stages, 4) << config.name();
+      if (config.block_m == 128 && config.block_n == 256) rings.push_back(config.c_slots);
+    }
+    EXPECT_EQ(rings, (std::vector<int>{2})) << "C of D's type: " << c_of_d_type;
+    // Four stages of 128 x 256 fit beside a ring of two chunks, not of four.
+    tile.c_slots = 4;
+    tile.c_bytes = c_of_d_type ? 2 : 4;
+    tile.num_stages = 4;
+    EXPECT_GT(tile.smem_bytes(0), device.max_smem_per_block);
+    tile.c_slots = 2;
+    EXPECT_LE(tile.smem_bytes(0), device.max_smem_per_block);
   }
-  EXPECT_EQ(rings, (std::vector<int>{2, 4, 8}));
 }
 
 // The 1D1D recipe's weight gradient accumulating in place into FP32: where K is short, D's reads and writes keep
