@@ -6,10 +6,10 @@ the precision anchors (python/fgemm/bench/shapes/precision_anchors.json).
     python bench/bench_16bit.py --dry-run                    every row's plumbing on tiny CPU tensors
 
 Sections:
-  normal     the 75 rows of `bf16_normal` (NT forward, NN and TN backward; BF16 or FP32 out; C or not) with
-             fgemm's function of the row's letters against torch.mm on the same tensors, in BF16 and again in
-             FP16 (fgemm.fp16_gemm_* against torch's FP16 mm), with DeepGEMM's figure from the table and the FP16 /
-             BF16 ratio of each side.
+  normal     the 75 rows of `bf16_normal` (NT forward, NN and TN backward; BF16 or FP32 out; C or not, C being D
+             as in DeepGEMM's test) with fgemm's function of the row's letters against torch.mm on the same tensors, in
+             BF16 and again in FP16 (fgemm.fp16_gemm_* against torch's FP16 mm), with DeepGEMM's figure from the table
+             and the FP16 / BF16 ratio of each side.
   m_grouped  the rows of `bf16_m_grouped_contiguous` (NT and NN, m_indices or psum) against DeepGEMM's figures
              and cuBLAS called once per expert. The table gives M_sum only: each expert gets an equal share of
              whole 128-row tiles and no padding rows, which is the row count DeepGEMM's TFLOPS are of.
@@ -24,7 +24,7 @@ throughput over the other's. Before timing, each side's D from one call is compa
 
 cuBLAS, as a torch user calls it: torch.mm(a, b, out=d) with the layout's transposed views (no copies),
 out_dtype=torch.float32 for FP32 D, and with C torch.addmm(d, a, b, out=d), accumulating in place into a D that
-starts as C (torch has no GEMM of FP32 C into a BF16 or FP16 D, so there C is rounded to D's type).
+starts as C; fgemm's function takes c=d, as DeepGEMM's test calls its own (C of D's type, accumulated in place).
 """
 
 import argparse
@@ -82,9 +82,9 @@ def randn(shape, dtype, device, generator):
 
 
 def normal_pair(row, dtype, device, generator):
-    """A row of bf16_normal in `dtype`: A and B stored as its layout letters say, D of its output type, C if it
-    accumulates: for fgemm D itself where D is FP32 (as a weight gradient accumulates), else an FP32 C of its
-    own; cuBLAS accumulates into its D in place, which starts as C (rounded to a 16-bit D's type)."""
+    """A row of bf16_normal in `dtype`: A and B stored as its layout letters say, D of its output type, and C if
+    it accumulates: C of D's type, which both sides accumulate into in place (each D starts as C), as DeepGEMM's
+    test runs its own rows."""
     m, n, k, letters = row["m"], row["n"], row["k"], row["layout"].lower()
     ab = TORCH_DTYPES[dtype]
     a = randn((m, k) if letters[0] == "n" else (k, m), ab, device, generator)
@@ -93,10 +93,9 @@ def normal_pair(row, dtype, device, generator):
     b_kn = b.t() if letters[1] == "t" else b
     out = ab if row["out"] == "bf16" else torch.float32
     d, d_cublas = torch.empty(m, n, dtype=out, device=device), torch.empty(m, n, dtype=out, device=device)
-    c = torch.randn(m, n, generator=generator, device=device) if row["accumulate"] else None
-    fgemm_c = None if c is None else (d if out == torch.float32 else c)
+    c = torch.randn(m, n, generator=generator, device=device).to(out) if row["accumulate"] else None
     function = getattr(fgemm, f"{dtype}_gemm_{letters}")
-    run_fgemm = lambda: function(a, b, d, fgemm_c)  # noqa: E731
+    run_fgemm = lambda: function(a, b, d, None if c is None else d)  # noqa: E731
     run_cublas = torch_gemm(a_mk, b_kn, d_cublas, c is not None)
 
     def results():
