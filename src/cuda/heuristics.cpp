@@ -184,7 +184,7 @@ constexpr int kStagesBesideARing = 4;
 // H100, BF16 tiles with C (128 x 256 and 128 x 240, at M = 4096) ran 2-15% faster with four stages and a ring
 // of half their chunks than with three and the whole ring, or than 128 x 240 with three, though the model's one
 // load latency per round of refills weighed them the other way (docs/PERFORMANCE.md). A forced ring
-// (`forced_slots` not 0): that ring alone, where the tile has as many chunks.
+// (`forced_slots` not 0): that ring alone, where the tile has as many chunks, with however many stages fit.
 std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs, const DeviceLimits& device,
                                        int forced_slots) {
   std::vector<KernelConfig> rings;
@@ -209,7 +209,7 @@ std::vector<KernelConfig> with_c_rings(const std::vector<KernelConfig>& configs,
     rings.insert(rings.end(), sizes.begin(), sizes.end());
   }
   const auto few_stages = [](const KernelConfig& c) { return c.num_stages < kStagesBesideARing; };
-  if (!std::all_of(rings.begin(), rings.end(), few_stages))
+  if (forced_slots == 0 && !std::all_of(rings.begin(), rings.end(), few_stages))
     rings.erase(std::remove_if(rings.begin(), rings.end(), few_stages), rings.end());
   return rings;
 }

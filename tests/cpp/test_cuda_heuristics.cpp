@@ -247,6 +247,10 @@ TEST(Heuristics, DsStagingAndCsRingShareTheirMemory) {
     EXPECT_GT(tile.smem_bytes(0), device.max_smem_per_block);
     tile.c_slots = 2;
     EXPECT_LE(tile.smem_bytes(0), device.max_smem_per_block);
+    // A forced ring is built with however many stages fit beside it, for measuring.
+    const KernelConfig forced = choose_config(size, device, BlockShape{128, 256, 0, 0, 0, 4});
+    EXPECT_EQ(forced.c_slots, 4);
+    EXPECT_EQ(forced.num_stages, 3) << forced.name();
   }
 }
 
