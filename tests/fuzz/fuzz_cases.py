@@ -203,8 +203,9 @@ def draw_int8(rng, layout):
 
 
 def draw_output(rng, layout, recipe):
-    """The output type, and C: none, a tensor of its own, or D itself (accumulation in place, FP32 D only); for
-    int8_gemm_nt the bias too: none, FP32 or D's 16-bit type. The exact INT8 product writes an int32 D alone."""
+    """The output type, and C: none, an FP32 tensor of its own, one of D's 16-bit type, or D itself (accumulation
+    in place); for int8_gemm_nt the bias too: none, FP32 or D's 16-bit type. The exact INT8 product writes an int32
+    D alone."""
     if recipe == "exact":
         return dict(out="int32", c="none", bias="none")
     if layout.kind == "k_grouped":
@@ -217,7 +218,9 @@ def draw_output(rng, layout, recipe):
     if layout.kind == "k_grouped" and layout.dtype == "fp8" and out == "fp32":
         c = rng.choice(["separate", "in_place"])  # a weight gradient accumulating in FP32: C is required
     elif layout.kind in ("dense", "k_grouped"):
-        c = rng.choice(["none", "separate", "in_place"] if out == "fp32" else ["none", "separate"])
+        # Beside a 16-bit D, C is FP32 or of D's type ("own_type"), apart from D or D itself.
+        c = rng.choice(["none", "separate", "in_place"] if out == "fp32" else
+                       ["none", "separate", "own_type", "in_place"])
     output = dict(out=out, c=c)
     if layout.dtype == "int8" and layout.kind == "dense":
         output["bias"] = rng.choice(["none", "fp32"] if out == "fp32" else ["none", "fp32", out])

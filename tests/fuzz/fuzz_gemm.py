@@ -9,9 +9,9 @@ m_grouped_fp16_gemm_nn_contiguous, k_grouped_bf16_gemm_tn_contiguous, int8_gemm_
 fp8_gemm_nt with recipe (1, 1, 128), B scaled per 1 x 128 like A, as is k_grouped_fp8_gemm_nt_contiguous; --ops
 takes their names or shell patterns such as 'fp8*' or '*masked'). A case draws M (0 to 5000 on the GPU, often a tile edge: 0, 1, 63,
 64, 65, 127, 128, 129), N and K (rarely multiples of 64; K a multiple of 16 for FP8 and INT8), the output type, C
-(none, a tensor of its own, or D itself), extra padding in each operand's rows, and per layout the experts'
-sizes with empty ones and -1 padding (m_indices) or the prefix sums with unaligned ends (use_psum_layout),
-masked_m and expected_m, or the experts' K with zeros. An FP8 case draws whether its scales are MN-major or
+(none, an FP32 tensor of its own, one of a 16-bit D's type, or D itself), extra padding in each operand's rows,
+and per layout the experts' sizes with empty ones and -1 padding (m_indices) or the prefix sums with unaligned
+ends (use_psum_layout), masked_m and expected_m, or the experts' K with zeros. An FP8 case draws whether its scales are MN-major or
 row-major (sfa, and sfb where it is per 1 x 128). An INT8 case draws its recipe too: the exact INT32 product
 (int8_gemm_nt only: int32 D, no C or bias), per token and per channel (with each shape the scales may have), or
 DeepSeek's 1 x 128 and 128 x 128 blocks; for int8_gemm_nt a bias (none, FP32 or D's 16-bit type); and values

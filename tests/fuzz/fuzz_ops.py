@@ -53,17 +53,20 @@ class Case:
         return poisoned_storage(shape, TORCH_DTYPES[self.params["out"]], self.device, self.padding["d"])
 
     def accumulator(self, d, expected, magnitude):
-        """C as the case asks for it, added to `expected` (and |C| to `magnitude`): None, a tensor of its own, or
-        D itself."""
-        if self.params["c"] == "none":
+        """C as the case asks for it, added to `expected` (and |C| to `magnitude`): None, an FP32 tensor of its
+        own, one of D's type, or D itself."""
+        kind = self.params["c"]
+        if kind == "none":
             return None
         values = torch.randn(d.shape, generator=self.generator, device=self.device)
+        if kind != "separate":  # of D's type: C's values are those rounded to it
+            values = values.to(d.dtype)
         expected += values.double()
         magnitude += values.double().abs()
-        if self.params["c"] == "in_place":
+        if kind == "in_place":
             d.copy_(values)
             return d
-        return stored(values, torch.float32, self.padding["c"])
+        return stored(values, values.dtype, self.padding["c"])
 
     def bias(self, expected, magnitude):
         """The INT8 GEMM's bias as the case asks for it, added to `expected` (and |bias| to `magnitude`): {} or

@@ -159,11 +159,12 @@ def test_fp8_1d1d_cases_draw_both_scale_layouts_and_the_k_grouped_fp32_ones_alwa
     dense = draw_many("fp8_gemm_nt_1d1d")
     assert {(case["sfa"], case["sfb"]) for case in dense} == {
         (sfa, sfb) for sfa in ("mn-major", "row-major") for sfb in ("mn-major", "row-major")}
+    sixteen_bit_c = ("none", "separate", "own_type", "in_place")
     assert {(case["out"], case["c"]) for case in dense} == {
-        ("bf16", "none"), ("bf16", "separate"), ("fp32", "none"), ("fp32", "separate"), ("fp32", "in_place")}
+        *(("bf16", c) for c in sixteen_bit_c), ("fp32", "none"), ("fp32", "separate"), ("fp32", "in_place")}
     k_grouped = draw_many("k_grouped_fp8_gemm_nt_contiguous")
     assert {(case["out"], case["c"]) for case in k_grouped} == {
-        ("fp32", "separate"), ("fp32", "in_place"), ("bf16", "none"), ("bf16", "separate")}
+        ("fp32", "separate"), ("fp32", "in_place"), *(("bf16", c) for c in sixteen_bit_c)}
     assert any(0 in case["ks"] for case in k_grouped)
 
 
@@ -179,8 +180,8 @@ def test_int8_cases_draw_every_recipe_scale_shape_output_c_and_bias():
     assert exact and all(dict(case, out="int32", c="none", bias="none") == case for case in exact)
     scaled = [case for case in dense if case["recipe"] != "exact"]
     assert {(case["out"], case["c"], case["bias"]) for case in scaled} == {
-        (out, c, bias) for out in ("bf16", "fp16", "fp32") for c in ("none", "separate", "in_place")
-        for bias in ("none", "fp32", out) if out == "fp32" or c != "in_place"}
+        (out, c, bias) for out in ("bf16", "fp16", "fp32") for c in ("none", "separate", "own_type", "in_place")
+        for bias in ("none", "fp32", out) if out != "fp32" or c != "own_type"}
     assert {(case["sa"], case["sb"]) for case in dense if case["recipe"] == "token"} == {
         (sa, sb) for sa in ("vector", "column", "one") for sb in ("vector", "row", "one")}
     assert {case["extremes"] for case in dense} == {False, True}
