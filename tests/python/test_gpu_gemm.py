@@ -256,6 +256,16 @@ for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400)]:
     fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=d)
     torch.cuda.synchronize()
     assert fgemm.calc_diff(d, reference) < 1e-3
+    # C of D's type (BF16), apart from D and D itself
+    d = torch.empty(m, n + 8, dtype=torch.bfloat16, device="cuda")[:, :n + 1]
+    d.copy_(torch.randn(m, n + 1, device="cuda"))
+    reference = reference_gemm(a, sfa, b, sfb, d.clone())
+    apart, c = (torch.empty(m, n + 8, dtype=torch.bfloat16, device="cuda")[:, :n + 1] for _ in range(2))
+    c.copy_(d)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), apart, c=c)
+    fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=d)
+    torch.cuda.synchronize()
+    assert fgemm.calc_diff(d, reference) < 1e-3 and torch.equal(d, apart)
 """
 
 
@@ -263,20 +273,22 @@ def test_compute_sanitizer_memcheck_is_clean(tmp_path):
     assert_sanitizer_clean(MEMCHECK_PROGRAM, tmp_path)
 
 
-# Small shapes (racecheck follows every shared-memory access): one K block and several, a ragged N, C, C as D,
-# both sfa layouts (the TMA's and the helper warp's), both output types, and a cluster.
+# Small shapes (racecheck follows every shared-memory access): one K block and several, a ragged N, C, C as D
+# (FP32, and BF16 through C's ring), both sfa layouts (the TMA's and the helper warp's), both output types, and a
+# cluster.
 RACECHECK_PROGRAM = """
 import contextlib, torch, fgemm
 from gpu_reference import forced_config, random_operands, reference_gemm
-for m, n, k, f32, mn_major, config in [(64, 128, 128, False, True, None), (130, 200, 512, True, False, None),
-                                       (130, 264, 256, "in place", True, None),
-                                       (200, 256, 384, False, True, (128, 256, 1, 1)),
-                                       (256, 128, 256, False, True, (128, 64, 2, 1))]:
+for m, n, k, out, mn_major, config in [(64, 128, 128, "bf16", True, None), (130, 200, 512, "fp32 + c", False, None),
+                                       (130, 264, 256, "fp32 in place", True, None),
+                                       (130, 264, 256, "bf16 in place", False, None),
+                                       (200, 256, 384, "bf16", True, (128, 256, 1, 1)),
+                                       (256, 128, 256, "bf16", True, (128, 64, 2, 1))]:
     (a, sfa), (b, sfb) = random_operands(m, n, k)
-    d = torch.empty(m, n, dtype=torch.float32 if f32 else torch.bfloat16, device="cuda")
-    c = torch.randn(m, n, device="cuda") if f32 else None
+    d = torch.empty(m, n, dtype=torch.float32 if out.startswith("fp32") else torch.bfloat16, device="cuda")
+    c = torch.randn(m, n, device="cuda").to(d.dtype) if out != "bf16" else None
     reference = reference_gemm(a, sfa, b, sfb, c)
-    if f32 == "in place":
+    if out.endswith("in place"):
         d.copy_(c)
         c = d
     with forced_config(*config) if config else contextlib.nullcontext():

@@ -173,7 +173,8 @@ def test_operands_on_the_host_are_refused():
 # ---------------------------------------------------------------------------------------------- sanitizers
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
-# (a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles), both contiguous forms
+# (FP32 and D's type, a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles, FP32
+# and D's type), both contiguous forms
 # with an empty group and padding, masked with an empty group, k-grouped with an empty expert and C being D.
 SANITIZER_PROGRAM = """
 import torch
@@ -183,9 +184,11 @@ from operands_16bit import LETTERS
 for dtype_name in {dtype_names}:
     with forced_config(128, 256, 1, 1):
         check_dense(dtype_name, "nt", "same", "c", 200, 520, 136, device="cuda")
+        check_dense(dtype_name, "nt", "same", "c16", 200, 520, 136, device="cuda")
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
         check_dense(dtype_name, letters, "fp32", "d", 130, 71, 136, device="cuda")
+        check_dense(dtype_name, letters, "same", "d", 130, 71, 136, device="cuda")
         check_dense(dtype_name, letters, "same", None, 65, 24, 64, device="cuda")
     for letters in ("nt", "nn"):
         for psum in (False, True):

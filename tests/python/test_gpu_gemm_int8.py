@@ -139,6 +139,7 @@ check_exact(130, 72, 272, "cuda")
 for recipe in ("token", "tensor", "block"):
     check_normal(recipe, "bf16", 130, 200, 272, "cuda", c_mode="c", bias_dtype=torch.bfloat16)
     check_normal(recipe, "fp32", 65, 72, 144, "cuda")
+    check_normal(recipe, "fp16", 65, 72, 144, "cuda", c_mode="d")
     check_contiguous(recipe, "fp16", [0, 100, 3], 7, 72, 272, "cuda")
     check_masked(recipe, "bf16", [0, 5, 64], 64, 72, 272, "cuda")
 """
