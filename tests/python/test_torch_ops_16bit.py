@@ -46,6 +46,9 @@ def test_opcheck_16bit_gemms():
     g = gen()
     a, b = dense_operands("nt", M, N, K, torch.bfloat16, g)
     torch.library.opcheck(ops.bf16_gemm_nt, (a, b, torch.zeros(M, N, dtype=torch.bfloat16), None))
+    # A C of D's type (DeepGEMM's c = d, here apart from d).
+    c = torch.randn(M, N, generator=g).to(torch.bfloat16)
+    torch.library.opcheck(ops.bf16_gemm_nt, (a, b, torch.zeros(M, N, dtype=torch.bfloat16), c))
     # opcheck also runs the op on contiguous copies of the inputs: an M whose [K, M] rows are 16 bytes wide.
     a, b = dense_operands("tn", 8, N, K, torch.float16, g)
     torch.library.opcheck(ops.fp16_gemm_tn, (a, b, torch.zeros(8, N), torch.randn(8, N, generator=g)))
