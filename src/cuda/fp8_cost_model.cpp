@@ -52,10 +52,12 @@ constexpr std::int64_t kMaxWavesForFourStagesOfHalves = 4;
 // BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
 constexpr int kMaxBlockN192 = 128;
 
-// The 1D1D recipe (math_row_blocks.cuh) gives a stage back one K block late, once its block is promoted during
-// the next block's MMAs: stages - 2 of them load while a block is multiplied. With fewer than four the TMA loads
-// too little ahead (on an H100, 4096 x 4096 x 7168 in place: 350 µs with 64 x 256 tiles of three stages, 262 with
-// 128 x 128 of four).
+// The 1D1D recipe (math_row_blocks.cuh) with two math warpgroups gives a stage back one K block late, once its
+// block is promoted during the next block's MMAs: stages - 2 of them load while a block is multiplied. With fewer
+// than four the TMA loads too little ahead (on an H100, 4096 x 4096 x 7168 in place: 350 µs with 64 x 256 tiles of
+// three stages, 262 with 128 x 128 of four). Three math warpgroups (one partial each) give a stage back as soon as
+// its block is promoted: stages - 1 of them load meanwhile. Both keep four stages at least (on an H200, 192 x 128
+// tiles with FP32 D, three stages, were slower than 192 x 96 with four on six of the seven FP32 shapes timed).
 constexpr int kMinRowBlocksStages = 4;
 // Its model was fitted to every tile of its 20 benchmark shapes forced on an H100 (docs/PERFORMANCE.md). Its
 // promotion takes two CUDA-core operations per element and K block (the product of the row's and the column's
@@ -66,6 +68,13 @@ constexpr int kMinRowBlocksStages = 4;
 constexpr double kFp32OpsPerCycle = 128;  // one SM's CUDA cores
 constexpr double kRowBlocksPromotionUnhidden = 0.5;
 constexpr double kRowBlocksKBlockOverheadCycles = 150;
+// Three math warpgroups: each promotes while the other two multiply, so no part of a promotion is charged, only a
+// K block's overhead (its wait for the MMAs, the barriers' round trips). Fitted on an H200 to the 20 shapes with
+// 192 x 64 and 192 x 96 tiles forced beside the choice before and 128 x 128 (docs/PERFORMANCE.md): of those tiles
+// the choices came 0.5% slower than the best on average and 4.6% at worst, against 3.7% and 30% before. Their K
+// blocks cost about what two warpgroups' do per element; they win where 192 rows divide M better than 128 (576 x
+// 4096 x 7168 in place: 1.30x) and on the short tiles of a k-grouped gradient of many experts (1.07-1.08x at 16).
+constexpr double kRowBlocksKBlockOverheadCycles3 = 400;
 constexpr double kIdleDramLoadLatencyCycles = 1000;  // a load's latency with the DRAM idle
 // A queue's wait grows as 1 / (1 - utilization); kept finite for memory-bound shapes.
 constexpr double kMaxDramUtilization = 0.9;
@@ -156,15 +165,15 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
 }
 
 void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs) {
-  // The promotion keeps two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at most 128 columns
-  // per warpgroup, and two math warpgroups (three have 152 registers each, which ptxas spilled). No split-K.
+  // The promotion keeps one or two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at most 128
+  // columns per warpgroup with two math warpgroups, 96 with three. No split-K.
   // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
   const bool helper_copies_scales = !problem.shape.sfa_by_tma;
   // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
   // 128 x 112 and 96 on the shapes timed.
   const auto unsuited = [&](const KernelConfig& c) {
-    return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.num_math_warpgroups() != 2 ||
-           c.warpgroup_n() % 16 != 0 || (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160)) ||
+    return c.warpgroup_n() > sm90::row_blocks::max_warpgroup_n(c) || c.warpgroup_n() % 16 != 0 ||
+           (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160)) ||
            (problem.shape.c_in_d && c.warpgroup_n() * c.output_bytes % kLineBytes != 0);
   };
   configs.erase(std::remove_if(configs.begin(), configs.end(), unsuited), configs.end());
@@ -176,10 +185,11 @@ void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelCo
   // A tile whose rings were all of a size now.
   const auto same = [](const KernelConfig& a, const KernelConfig& b) { return a.name() == b.name(); };
   configs.erase(std::unique(configs.begin(), configs.end(), same), configs.end());
-  // The K blocks alternate between the two partials; the k-grouped K loop, whose K blocks are known only on the
-  // device, keeps their parity with an even number of stages.
+  // With two partials the K blocks alternate between them; the k-grouped K loop, whose K blocks are known only on
+  // the device, keeps their parity with an even number of stages.
   if (problem.shape.layout == detail::GemmLayout::KGrouped)
-    for (KernelConfig& config : configs) config.num_stages -= config.num_stages % 2;
+    for (KernelConfig& config : configs)
+      if (config.two_partials()) config.num_stages -= config.num_stages % 2;
   configs.erase(std::remove_if(configs.begin(), configs.end(),
                                [](const KernelConfig& c) { return c.num_stages < kMinRowBlocksStages; }),
                 configs.end());
@@ -200,7 +210,9 @@ double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, c
   const double elements = double(config.block_m) * config.block_n;
 
   const double promotion = kRowBlocksPromotionUnhidden * elements * 2 / kFp32OpsPerCycle;
-  const double k_block = mma_or_load_cycles(problem, config) + promotion + kRowBlocksKBlockOverheadCycles;
+  const double k_block = mma_or_load_cycles(problem, config) + (config.two_partials()
+                                                                    ? promotion + kRowBlocksKBlockOverheadCycles
+                                                                    : kRowBlocksKBlockOverheadCycles3);
   // Where C is D, the TMA store reads each element of D before it writes it.
   const double d_passes = problem.shape.c_in_d ? 2 : 1;
   const double store = elements * config.output_bytes * d_passes / kStoreBytesPerCycle;
@@ -210,7 +222,7 @@ double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, c
                                                                       (d_passes + (problem.shape.has_c ? 1 : 0));
   const double memory_bound = dram_cycles(dram_bytes);
 
-  const double loading_stages = std::max(config.num_stages - 2, 1);
+  const double loading_stages = std::max(config.num_stages - (config.two_partials() ? 2 : 1), 1);
   const auto time_of_tiles = [&](double time) {
     const double utilization = std::min(memory_bound / time, kMaxDramUtilization);
     const double latency = kIdleDramLoadLatencyCycles / (1 - utilization) / loading_stages;

@@ -5,7 +5,10 @@
 
 namespace fgemm::cuda {
 
-bool KernelConfig::two_partials() const { return sm90::block_scaled::two_partials(*this); }
+bool KernelConfig::two_partials() const {
+  return shape.scaling == detail::Scaling::RowBlocks ? sm90::row_blocks::two_partials(*this)
+                                                     : sm90::block_scaled::two_partials(*this);
+}
 
 int KernelConfig::column_halves() const { return sm90::block_scaled::column_halves(*this); }
 

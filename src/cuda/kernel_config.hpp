@@ -47,11 +47,12 @@ struct KernelConfig : sm90::TileConfig {
   int band_m = 8;   // tile rows per rasterization band (L2 reuse)
   int num_sms = 0;  // persistent CTAs launched (at most one per SM)
 
-  // Whether the kind runs the block recipe (FP8 or INT8), which the next two describe
-  // (kernels/fgemm/sm90/block_scaled_plan.cuh).
+  // Whether the kind runs the block recipe (FP8 or INT8; kernels/fgemm/sm90/block_scaled_plan.cuh).
   bool block_scaled() const { return shape.scaling == detail::Scaling::Block; }
   // The k-grouped layout with K-major operands (FP8): a tensor map per expert (ExpertTensorMaps).
   bool expert_maps() const { return shape.layout == detail::GemmLayout::KGrouped && !shape.a_mn_major; }
+  // Whether each math warpgroup keeps two partial accumulators (the plan of FP8's recipe, block or 1D1D:
+  // block_scaled_plan.cuh, row_blocks_plan.cuh).
   bool two_partials() const;
   int column_halves() const;
   // The N of each wgmma: FP8's plan says; unscaled kinds multiply a warpgroup's columns at once.

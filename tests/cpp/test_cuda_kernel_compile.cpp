@@ -232,7 +232,7 @@ TEST(GemmKernelCompile, UnscaledKinds) {
 
 // FP8's 1D1D recipe (weight gradients): the normal layout with its scales loaded by the TMA and by the helper
 // warp, FP32 out accumulating in place (C is D), BF16 out, a C of its own, every candidate of the widest
-// warpgroups; and the k-grouped layout in place and with BF16 out.
+// warpgroups of two and of three math warpgroups; and the k-grouped layout in place and with BF16 out.
 TEST(GemmKernelCompile, RowBlocksRecipe) {
   const DeviceLimits h100;
   ProblemSize size;
@@ -251,7 +251,8 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
       size.shape.has_c = epilogue.has_c;
       size.shape.c_in_d = epilogue.c_in_d;
       for (const auto& config : candidate_configs(size, h100)) {
-        const bool widest = config.warpgroup_n() >= 112 || config.block_n == 160;
+        const bool widest = config.warpgroup_n() >= (config.num_math_warpgroups() == 3 ? 96 : 112) ||
+                            config.block_n == 160;
         if (widest) expect_compiles_cleanly(config);
       }
     }

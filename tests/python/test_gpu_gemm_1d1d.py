@@ -2,7 +2,7 @@
 block, every output, C separate and C as D, scales MN-major (loaded by the TMA) and row-major (copied by the
 producer's helper warp), M, N and K off the tiles' multiples; the k-grouped GEMM with empty experts, more
 experts than one launch's tensor maps, accumulating in FP32 (C apart or in place) and into BF16 (with or without
-C); and compute-sanitizer's memcheck and racecheck."""
+C); tiles of two and of three math warpgroups; and compute-sanitizer's memcheck and racecheck."""
 
 import pytest
 import torch
@@ -61,6 +61,20 @@ def test_k_grouped_refills_its_ring_of_c_beside_the_helper_warp():
             check_k_grouped([1152, 768, 128, 2688], 3564, 3160, "cuda", out=torch.bfloat16, mn_major=False, seed=seed)
 
 
+@pytest.mark.parametrize("block_n", [64, 96])
+@pytest.mark.parametrize("mn_major", [True, False])
+def test_three_math_warpgroups(block_n, mn_major):
+    """192-row tiles: three math warpgroups, each with one partial accumulator, promoting every K block as soon as
+    its MMAs are complete (math_row_blocks.cuh), over several tiles per CTA and partial tiles at every edge."""
+    with forced_config(192, block_n, 1, 1):
+        for out, c_mode in [(torch.bfloat16, None), (torch.float32, "d"), (torch.float32, "c"), (torch.bfloat16, "c16")]:
+            check_normal(1000, 2000, 1408, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n)
+            check_normal(193, 136, 400, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n + 1)
+        for c_mode, out in [("d", torch.float32), (None, torch.bfloat16), ("c", torch.bfloat16)]:
+            check_k_grouped([128, 0, 384, 1280, 256], 400, 520, "cuda", c_mode=c_mode, out=out, mn_major=mn_major,
+                            seed=block_n)
+
+
 def test_same_bits_every_call():
     from checks_1d1d import quantize_rows
     import fgemm
@@ -76,13 +90,17 @@ def test_same_bits_every_call():
 
 
 SANITIZED_PROGRAM = """
-import torch
+import fgemm, torch
 from checks_1d1d import check_k_grouped, check_normal
 check_normal(130, 264, 400, torch.bfloat16, "cuda")
 check_normal(130, 264, 400, torch.float32, "cuda", c_mode="d", mn_major=False)
 check_k_grouped([128, 0, 256], 72, 136, "cuda")
 check_k_grouped([128, 256], 64, 48, "cuda", c_mode="d", mn_major=False)
 check_k_grouped([128, 0, 256], 72, 136, "cuda", c_mode=None, out=torch.bfloat16)
+fgemm._C._force_config(192, 64)  # three math warpgroups, one partial accumulator each
+check_normal(200, 136, 512, torch.bfloat16, "cuda", c_mode="c16", mn_major=False)
+check_k_grouped([128, 0, 256], 200, 72, "cuda", c_mode="d")
+fgemm._C._force_config(0, 0)
 """
 
 

@@ -4,9 +4,13 @@
 //
 // The K block's scales of the tile's rows and columns travel with the stage: the TMA thread loads both where
 // they are MN-major with 16-byte aligned columns (what the layers and DeepGEMM's
-// get_mn_major_tma_aligned_tensor give); otherwise the producer's helper warp copies them value by value. Two
-// partial accumulators: a warpgroup promotes one K block, reading its scales from its stage, while the next
-// block's MMAs run into the other; a stage goes back to the producer once its block is promoted.
+// get_mn_major_tma_aligned_tensor give); otherwise the producer's helper warp copies them value by value. A
+// promotion reads its K block's scales from the block's stage, which goes back to the producer once the block is
+// promoted. Two schedules (row_blocks::two_partials):
+//   - two math warpgroups: two partial accumulators; a warpgroup promotes one K block while the next block's MMAs
+//     run into the other, and gives the first block's stage back one block late;
+//   - three math warpgroups (BLOCK_M 192): one partial accumulator; a warpgroup promotes each K block once its
+//     MMAs are complete, while the other two warpgroups' MMAs keep the tensor cores busy.
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -24,11 +28,14 @@ struct RowBlocksMath {
   static constexpr uint32_t kSfbOffset = row_blocks::sfa_bytes(C::kTile);
   static constexpr uint32_t kTmaExtraBytes = kScalesByTma ? (C::kBlockM + C::kBlockN) * 4 : 0;
   static constexpr uint32_t kHelperArrivals = kScalesByTma ? 0 : 32;
-  static constexpr uint32_t kStepPeriod = 2;  // the K blocks alternate between two partial accumulators
+  static constexpr bool kTwoPartials = row_blocks::two_partials(C::kTile);
+  // With two partial accumulators the K blocks alternate between them: a block's step depends on its parity.
+  static constexpr uint32_t kStepPeriod = kTwoPartials ? 2 : 1;
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
 
   static_assert(Mma::N == C::kWarpgroupN, "one wgmma covers a warpgroup's columns");
-  static_assert(C::kWarpgroupN <= row_blocks::kMaxWarpgroupN, "two partials and the accumulators fit the registers");
+  static_assert(C::kWarpgroupN <= row_blocks::max_warpgroup_n(C::kTile),
+                "the partials and the accumulators fit the registers");
   static_assert(C::kBlockK == 128, "one K block is one 128-wide block of scales");
 
   // ------------------------------------------------------------------ producer side
@@ -72,13 +79,13 @@ struct RowBlocksMath {
 
   // ------------------------------------------------------------------ math side: one per math thread
 
-  float partial[kFragments];   // the sums of the tile's even K blocks
-  float partial2[kFragments];  // of its odd ones
+  float partial[kFragments];                       // the sums of the tile's even K blocks (of every one with one)
+  float partial2[kTwoPartials ? kFragments : 1];  // of its odd ones
   float acc[kFragments];
   uint32_t sfa_address;  // this thread's first row's scale in stage 0 (its second row's is 8 rows on)
   uint32_t sfb_address;  // this thread's first column pair's scales in stage 0
-  // The tile's last K block so far, whose promotion is pending: its stage and parity, and whether there is one
-  // (a k-grouped expert may have no K block).
+  // Two partials: the tile's last K block so far, whose promotion is pending: its stage and parity, and whether
+  // there is one (a k-grouped expert may have no K block).
   uint32_t last_stage;
   bool last_odd;
   bool pending;
@@ -116,37 +123,46 @@ struct RowBlocksMath {
     pipe.release(stage);
   }
 
-  // One K block, kb = round * kNumStages + stage, `odd` its parity: its MMAs run into the partial of its parity
-  // while block kb - 1 is promoted from the other, with that block's scales, still in its stage (given back
-  // after the promotion). Each step ends with its MMAs complete: with no MMA in flight across a back edge, ptxas
-  // can prove that no promotion reads an accumulator an MMA is writing, and keeps the MMAs asynchronous
-  // (otherwise it serializes them, C7514).
+  // One K block, kb = round * kNumStages + stage, `odd` its parity. With two partials, its MMAs run into the
+  // partial of its parity while block kb - 1 is promoted from the other, with that block's scales, still in its
+  // stage (given back after the promotion). Each step ends with its MMAs complete: with no MMA in flight across a
+  // back edge, ptxas can prove that no promotion reads an accumulator an MMA is writing, and keeps the MMAs
+  // asynchronous (otherwise it serializes them, C7514). With one, the block is promoted once its MMAs are complete.
   template <class Pipe>
   __device__ __forceinline__ void step(const Pipe& pipe, uint32_t stage, uint32_t round, bool odd) {
-    const uint32_t previous_stage = (stage + C::kNumStages - 1) % C::kNumStages;
-    const bool first = round == 0 && stage == 0;
     pipe.wait(stage, round);
-    if (odd) {
-      pipe.multiply(partial2, stage, 0, false);
-      if (!first) promote(pipe, partial, previous_stage);
+    if constexpr (kTwoPartials) {
+      const uint32_t previous_stage = (stage + C::kNumStages - 1) % C::kNumStages;
+      const bool first = round == 0 && stage == 0;
+      if (odd) {
+        pipe.multiply(partial2, stage, 0, false);
+        if (!first) promote(pipe, partial, previous_stage);
+      } else {
+        pipe.multiply(partial, stage, 0, false);
+        if (!first) promote(pipe, partial2, previous_stage);
+      }
+      ptx::wgmma_wait_group<0>();
+      last_stage = stage;
+      last_odd = odd;
+      pending = true;
     } else {
       pipe.multiply(partial, stage, 0, false);
-      if (!first) promote(pipe, partial2, previous_stage);
+      ptx::wgmma_wait_group<0>();
+      promote(pipe, partial, stage);
     }
-    ptx::wgmma_wait_group<0>();
-    last_stage = stage;
-    last_odd = odd;
-    pending = true;
   }
 
-  // After the tile's last K block: its promotion (no MMA is in flight, so the partial may be chosen at run time).
+  // After the tile's last K block: its promotion, where it is pending (two partials; no MMA is in flight, so the
+  // partial may be chosen at run time).
   template <class Pipe>
   __device__ __forceinline__ void end_tile(const Pipe& pipe) {
-    if (!pending) return;
-    if (last_odd)
-      promote(pipe, partial2, last_stage);
-    else
-      promote(pipe, partial, last_stage);
+    if constexpr (kTwoPartials) {
+      if (!pending) return;
+      if (last_odd)
+        promote(pipe, partial2, last_stage);
+      else
+        promote(pipe, partial, last_stage);
+    }
   }
 };
 

@@ -14,7 +14,14 @@ constexpr int align_128(int bytes) { return (bytes + 127) / 128 * 128; }
 constexpr int sfa_bytes(const TileConfig& tile) { return align_128(tile.block_m * 4); }
 constexpr int stage_extra_bytes(const TileConfig& tile) { return sfa_bytes(tile) + align_128(tile.block_n * 4); }
 
-// The promotion keeps two partial accumulators beside the FP32 one: warpgroups of at most 128 columns.
-constexpr int kMaxWarpgroupN = 128;
+// Two math warpgroups (232 registers each) keep two partial accumulators beside the FP32 one: a warpgroup promotes
+// one K block while its next block's MMAs run, so its own MMAs hide its promotion. Three (BLOCK_M 192, 152
+// registers each) have room for one: a warpgroup's promotion runs while the other two warpgroups' MMAs keep the
+// tensor cores busy.
+constexpr bool two_partials(const TileConfig& tile) { return tile.num_math_warpgroups() == 2; }
+
+// The widest warpgroup whose FP32 accumulators and partials fit the math threads' registers: 128 columns with
+// two math warpgroups, 96 with three (at 128 columns ptxas spilled 36-92 bytes in the K loop).
+constexpr int max_warpgroup_n(const TileConfig& tile) { return two_partials(tile) ? 128 : 96; }
 
 }  // namespace fgemm::sm90::row_blocks
