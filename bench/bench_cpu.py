@@ -1,4 +1,4 @@
-"""CPU benchmark: fgemm's CPU backend against dequantising the FP8 operands and calling torch.matmul.
+"""CPU benchmark: fgemm's CPU backend against dequantising the FP8 (or INT8) operands and calling torch.matmul.
 
 Shapes: M in {1, 64, 128, 1024} times each (N, K) of the seed shape table with K <= 7168. Every side takes the
 same FP8 operands and scales and writes a BF16 D. The two alternatives dequantise A and B with torch operations
@@ -8,8 +8,11 @@ BF16. Prints the median of several runs per shape (the three sides taking turns,
 OMP_WAIT_POLICY=PASSIVE unless it is set: see the note at the import of torch), fgemm's GFLOPS, the ratio (the
 faster alternative's time / fgemm's time) and its geometric mean; --json writes the numbers. --overhead instead
 measures the host cost of one call from Python (argument reading and checking, no arithmetic: M = 0).
+--kind int8 times W8A8 instead (`int8_gemm_nt` with per-token scales sa [M] and per-channel sb [N], BF16 D; issue
+26's CPU target is 2x the faster alternative at M >= 128) against dequantising the INT8 operands to FP32 or BF16
+and torch.matmul; its calc_diff is against float64 of the dequantised operands.
 
-    python bench/bench_cpu.py [--shapes seed|FILE.json] [--json out.json] [--overhead]
+    python bench/bench_cpu.py [--shapes seed|FILE.json] [--kind fp8|int8] [--json out.json] [--overhead]
 """
 
 import argparse
@@ -29,7 +32,7 @@ import torch  # noqa: E402
 
 import fgemm  # noqa: E402
 from fgemm.bench import tables  # noqa: E402
-from fgemm.bench.baselines import dequantize_matmul_bf16_out  # noqa: E402
+from fgemm.bench.baselines import dequantize_int8_matmul_bf16_out, dequantize_matmul_bf16_out  # noqa: E402
 from fgemm.bench.cpu_timing import median_ms  # noqa: E402
 from fgemm.bench.machine import cpu_model  # noqa: E402
 from fgemm.bench.operations import normal_gemm  # noqa: E402
@@ -62,6 +65,26 @@ def bench_shape(m, n, k, runs):
     return row
 
 
+def bench_int8_shape(m, n, k, runs):
+    gen = torch.Generator().manual_seed(m + n + k)
+    a = torch.randint(-127, 128, (m, k), generator=gen, dtype=torch.int8)
+    b = torch.randint(-127, 128, (n, k), generator=gen, dtype=torch.int8)
+    sa = torch.rand(m, generator=gen) * 0.01 + 0.001
+    sb = torch.rand(n, generator=gen) * 0.01 + 0.001
+    d = torch.empty(m, n, dtype=torch.bfloat16)
+    run_fgemm = lambda: fgemm.int8_gemm_nt((a, sa), (b, sb), d)  # noqa: E731
+    run_fp32 = dequantize_int8_matmul_bf16_out(torch.float32)(a, sa, b, sb)
+    run_bf16 = dequantize_int8_matmul_bf16_out(torch.bfloat16)(a, sa, b, sb)
+
+    fgemm_ms, fp32_ms, bf16_ms = median_ms([run_fgemm, run_fp32, run_bf16], runs)
+    row = dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fp32_ms=fp32_ms, bf16_ms=bf16_ms)
+    row["fgemm_gflops"] = 2 * m * n * k / row["fgemm_ms"] / 1e6
+    row["ratio"] = min(row["fp32_ms"], row["bf16_ms"]) / row["fgemm_ms"]
+    reference = (a.double() * sa.double()[:, None]) @ (b.double() * sb.double()[:, None]).t()
+    row["calc_diff"] = fgemm.calc_diff(d, reference)
+    return row
+
+
 def call_overhead_us():
     """Microseconds per call of each GEMM from Python with M = 0: the arguments are read and checked in
     full, then nothing is left to compute. Best of 5 repeats of 20000 calls."""
@@ -88,6 +111,8 @@ def main():
                                                          "(fgemm.bench's seed, decode) or a JSON file (default: seed)")
     parser.add_argument("--ms", default="1,64,128,1024", help="the values of M (comma-separated)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per shape and side (default: 5)")
+    parser.add_argument("--kind", choices=("fp8", "int8"), default="fp8",
+                        help="FP8 (DeepSeek-V3's blocks) or INT8 W8A8 (per token x per channel) (default: fp8)")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--overhead", action="store_true", help="measure the host cost of a call instead")
     args = parser.parse_args()
@@ -97,7 +122,7 @@ def main():
         return
 
     isa, threads = fgemm._C.cpu_backend()
-    machine = dict(cpu=cpu_model(), cores=os.cpu_count(), fgemm_isa=isa, fgemm_threads=threads,
+    machine = dict(kind=args.kind, cpu=cpu_model(), cores=os.cpu_count(), fgemm_isa=isa, fgemm_threads=threads,
                    torch_threads=torch.get_num_threads(), torch=torch.__version__,
                    omp_wait_policy=os.environ["OMP_WAIT_POLICY"], date=datetime.date.today().isoformat())
     print(f"{machine['cpu']}, {machine['cores']} cores; fgemm {isa} x {threads} threads, "
@@ -107,7 +132,7 @@ def main():
     rows = []
     for n, k in seed_nk_pairs(args.shapes):
         for m in map(int, args.ms.split(",")):
-            row = bench_shape(m, n, k, args.runs)
+            row = (bench_int8_shape if args.kind == "int8" else bench_shape)(m, n, k, args.runs)
             rows.append(row)
             print(f"{m:>5} {n:>6} {k:>5} | {row['fgemm_ms']:9.3f} {row['fgemm_gflops']:7.1f} | "
                   f"{row['fp32_ms']:9.2f} {row['bf16_ms']:9.2f} | {row['ratio']:6.1f} | {row['calc_diff']:.1e}",

@@ -41,6 +41,15 @@ def dequantize_matmul_bf16_out(dtype):
     return lambda a, sfa, b, sfb: lambda: dequantized_matmul(a, sfa, b, sfb, dtype).to(torch.bfloat16)
 
 
+def dequantize_int8_matmul_bf16_out(dtype):
+    """The CPU baseline of a W8A8 GEMM (per-token scales sa [M], per-channel sb [N]) computed in `dtype`:
+    dequantise both INT8 operands, torch.matmul, D in BF16."""
+    def baseline(a, sa, b, sb):
+        return lambda: ((a.to(dtype) * sa.to(dtype)[:, None]) @ (b.to(dtype) * sb.to(dtype)[:, None]).t()).to(
+            torch.bfloat16)
+    return baseline
+
+
 def torch_per_token(x):
     """The torch-op chain of per_token_cast_to_fp8: one scale per 1x128 block."""
     k = x.shape[-1]
