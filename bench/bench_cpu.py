@@ -52,15 +52,18 @@ def seed_nk_pairs(table_name):
     return pairs
 
 
+def timed_row(m, n, k, runs, run_fgemm, run_fp32, run_bf16):
+    """One shape's row: the three sides' median times, fgemm's GFLOPS and the ratio to the faster alternative."""
+    fgemm_ms, fp32_ms, bf16_ms = median_ms([run_fgemm, run_fp32, run_bf16], runs)
+    return dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fp32_ms=fp32_ms, bf16_ms=bf16_ms,
+                fgemm_gflops=2 * m * n * k / fgemm_ms / 1e6, ratio=min(fp32_ms, bf16_ms) / fgemm_ms)
+
+
 def bench_shape(m, n, k, runs):
     (a, sfa), (b, sfb), d, run_fgemm = normal_gemm(m, n, k, "cpu", sfa_mn_major=False)
     run_fp32 = dequantize_matmul_bf16_out(torch.float32)(a, sfa, b, sfb)
     run_bf16 = dequantize_matmul_bf16_out(torch.bfloat16)(a, sfa, b, sfb)
-
-    fgemm_ms, fp32_ms, bf16_ms = median_ms([run_fgemm, run_fp32, run_bf16], runs)
-    row = dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fp32_ms=fp32_ms, bf16_ms=bf16_ms)
-    row["fgemm_gflops"] = 2 * m * n * k / row["fgemm_ms"] / 1e6
-    row["ratio"] = min(row["fp32_ms"], row["bf16_ms"]) / row["fgemm_ms"]
+    row = timed_row(m, n, k, runs, run_fgemm, run_fp32, run_bf16)
     row["calc_diff"] = fgemm.calc_diff(d, run_fp32())
     return row
 
@@ -75,11 +78,7 @@ def bench_int8_shape(m, n, k, runs):
     run_fgemm = lambda: fgemm.int8_gemm_nt((a, sa), (b, sb), d)  # noqa: E731
     run_fp32 = dequantize_int8_matmul_bf16_out(torch.float32)(a, sa, b, sb)
     run_bf16 = dequantize_int8_matmul_bf16_out(torch.bfloat16)(a, sa, b, sb)
-
-    fgemm_ms, fp32_ms, bf16_ms = median_ms([run_fgemm, run_fp32, run_bf16], runs)
-    row = dict(m=m, n=n, k=k, fgemm_ms=fgemm_ms, fp32_ms=fp32_ms, bf16_ms=bf16_ms)
-    row["fgemm_gflops"] = 2 * m * n * k / row["fgemm_ms"] / 1e6
-    row["ratio"] = min(row["fp32_ms"], row["bf16_ms"]) / row["fgemm_ms"]
+    row = timed_row(m, n, k, runs, run_fgemm, run_fp32, run_bf16)
     reference = (a.double() * sa.double()[:, None]) @ (b.double() * sb.double()[:, None]).t()
     row["calc_diff"] = fgemm.calc_diff(d, reference)
     return row

@@ -68,7 +68,8 @@ def with_forced_tiles(run, tiles, check):
     for tile in tiles:
         name = "{}x{}".format(*tile)
         try:
-            runs[name] = (forced(run, tile), check(forced(run, tile)))
+            run_forced = forced(run, tile)
+            runs[name] = (run_forced, check(run_forced))
         except ValueError as error:  # not a configuration of this problem
             print(f"  {name}: {error}", file=sys.stderr)
     return runs
