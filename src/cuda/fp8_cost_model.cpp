@@ -49,16 +49,21 @@ constexpr std::int64_t kHalvesMinK = 1024;
 // but 1-2.5% slower on 4096 x 7168 x 16384 (6.8 waves) and contiguous 32768 x 4096 x 7168 (31 waves): the
 // extra stage helps the start of each tile's pipeline, the split store costs every tile.
 constexpr std::int64_t kMaxWavesForFourStagesOfHalves = 4;
-// BLOCK_M 192 runs three math warpgroups, which get 160 registers each: tiles 32 to 128 wide, in steps of 32.
+// BLOCK_M 192 runs three math warpgroups (152 registers each; the 1D1D recipe's 160): tiles 32 to 128 wide, in
+// steps of 32.
 constexpr int kMaxBlockN192 = 128;
 
 // The 1D1D recipe (math_row_blocks.cuh) with two math warpgroups gives a stage back one K block late, once its
 // block is promoted during the next block's MMAs: stages - 2 of them load while a block is multiplied. With fewer
 // than four the TMA loads too little ahead (on an H100, 4096 x 4096 x 7168 in place: 350 µs with 64 x 256 tiles of
 // three stages, 262 with 128 x 128 of four). Three math warpgroups (one partial each) give a stage back as soon as
-// its block is promoted: stages - 1 of them load meanwhile. Both keep four stages at least (on an H200, 192 x 128
-// tiles with FP32 D, three stages, were slower than 192 x 96 with four on six of the seven FP32 shapes timed).
+// its block is promoted: nearly stages - 1 of them load meanwhile, so three stages are enough for them. That lets
+// 192 x 128 tiles with FP32 D (whose staging leaves room for three) run: on an H100 they were the fastest tiles of
+// the k-grouped gradients of 4 and 8 experts (1.05-1.07x 128 x 128) and of 2112 x 4096 x 7168 in place (1.05x
+// 192 x 96).
 constexpr int kMinRowBlocksStages = 4;
+constexpr int kMinRowBlocksStages3 = 3;
+constexpr int kMaxRowBlocksStagesThreeOf128 = 3;
 // Its model was fitted to every tile of its 20 benchmark shapes forced on an H100 (docs/PERFORMANCE.md). Its
 // promotion takes two CUDA-core operations per element and K block (the product of the row's and the column's
 // scale, and the FMA), and the next K block's MMAs hide about half of them. A load waits longer the busier the
@@ -69,12 +74,17 @@ constexpr double kFp32OpsPerCycle = 128;  // one SM's CUDA cores
 constexpr double kRowBlocksPromotionUnhidden = 0.5;
 constexpr double kRowBlocksKBlockOverheadCycles = 150;
 // Three math warpgroups: each promotes while the other two multiply, so no part of a promotion is charged, only a
-// K block's overhead (its wait for the MMAs, the barriers' round trips). Fitted on an H200 to the 20 shapes with
-// 192 x 64 and 192 x 96 tiles forced beside the choice before and 128 x 128 (docs/PERFORMANCE.md): of those tiles
-// the choices came 0.5% slower than the best on average and 4.6% at worst, against 3.7% and 30% before. Their K
-// blocks cost about what two warpgroups' do per element; they win where 192 rows divide M better than 128 (576 x
-// 4096 x 7168 in place: 1.30x) and on the short tiles of a k-grouped gradient of many experts (1.07-1.08x at 16).
-constexpr double kRowBlocksKBlockOverheadCycles3 = 400;
+// K block's overhead (its wait for the MMAs, the barriers' round trips). Fitted to the 20 shapes with 128 x 128,
+// 192 x 128 and 192 x 96 tiles forced beside the choice (docs/PERFORMANCE.md; on an H100, and before 192 x 128 was
+// offered, on an H200 with 192 x 64 too): on the H100 the choices came 0.5% slower than the best forced tile on
+// average and 7.2% at worst (32768 x 4096 x 512 into BF16, four K blocks a tile, where 192 x 96 with five stages
+// beat 192 x 128 with three). They win where 192 rows divide M better than 128 (576 x 4096 x 7168 in place: 1.70x
+// 128 x 128), with 16-bit D (24576 x 4096 x 1536: 1.10x) and on the short tiles of a k-grouped gradient of
+// experts (1.04-1.08x).
+constexpr double kRowBlocksKBlockOverheadCycles3 = 350;
+// A stage of theirs goes back once its block is promoted, about a quarter of a K block after its MMAs: on an H200,
+// 7168 x 4096 x 2048 in place ran 6% slower in 192 x 128 tiles of three stages than in 192 x 96 with four.
+constexpr double kRowBlocksPromotionHoldsStage3 = 0.25;
 constexpr double kIdleDramLoadLatencyCycles = 1000;  // a load's latency with the DRAM idle
 // A queue's wait grows as 1 / (1 - utilization); kept finite for memory-bound shapes.
 constexpr double kMaxDramUtilization = 0.9;
@@ -166,7 +176,7 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
 
 void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelConfig>& configs) {
   // The promotion keeps one or two partial accumulators beside the FP32 one (row_blocks_plan.cuh): at most 128
-  // columns per warpgroup with two math warpgroups, 96 with three. No split-K.
+  // columns per warpgroup. No split-K.
   // Where the helper warp copies the scales, ptxas spilled tiles of other widths than 32, 64, 96, 128 or 160.
   const bool helper_copies_scales = !problem.shape.sfa_by_tma;
   // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
@@ -190,8 +200,15 @@ void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelCo
   if (problem.shape.layout == detail::GemmLayout::KGrouped)
     for (KernelConfig& config : configs)
       if (config.two_partials()) config.num_stages -= config.num_stages % 2;
+  // Three math warpgroups of 128 columns fill their 160 registers: with a fourth stage (16-bit D) ptxas spilled 24-32
+  // bytes of the normal layout's kernels, with three none.
+  for (KernelConfig& config : configs)
+    if (sm90::row_blocks::three_of_128_columns(config))
+      config.num_stages = std::min(config.num_stages, kMaxRowBlocksStagesThreeOf128);
   configs.erase(std::remove_if(configs.begin(), configs.end(),
-                               [](const KernelConfig& c) { return c.num_stages < kMinRowBlocksStages; }),
+                               [](const KernelConfig& c) {
+                                 return c.num_stages < (c.two_partials() ? kMinRowBlocksStages : kMinRowBlocksStages3);
+                               }),
                 configs.end());
 }
 
@@ -222,7 +239,8 @@ double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, c
                                                                       (d_passes + (problem.shape.has_c ? 1 : 0));
   const double memory_bound = dram_cycles(dram_bytes);
 
-  const double loading_stages = std::max(config.num_stages - (config.two_partials() ? 2 : 1), 1);
+  const double stages_held = config.two_partials() ? 2 : 1 + kRowBlocksPromotionHoldsStage3;
+  const double loading_stages = std::max(config.num_stages - stages_held, 1.0);
   const auto time_of_tiles = [&](double time) {
     const double utilization = std::min(memory_bound / time, kMaxDramUtilization);
     const double latency = kIdleDramLoadLatencyCycles / (1 - utilization) / loading_stages;

@@ -285,10 +285,11 @@ TEST(Heuristics, WeightGradientsInPlaceTakeMoreStagesWhereKIsShort) {
       EXPECT_EQ(config.warpgroup_n() * config.output_bytes % 128, 0) << config.name();
 }
 
-// The 1D1D recipe's tiles of three math warpgroups (one partial accumulator each, warpgroups of at most 96
-// columns): chosen where 192 rows divide M better than 128 (on an H200, 576 x 4096 x 7168 in place: 38.4 µs in
-// 192 x 96 tiles, 49.9 in the two-warpgroup tile chosen before) and for the k-grouped weight gradient of many
-// experts, whose tiles have few K blocks each (16 experts, 4096 x 7168: 2436 against 2603 µs); never on long K.
+// The 1D1D recipe's tiles of three math warpgroups (one partial accumulator each): chosen where 192 rows divide M
+// better than 128 (on an H200, 576 x 4096 x 7168 in place: 38.4 µs in 192 x 96 tiles, 49.9 in the two-warpgroup
+// tile chosen before) and for the k-grouped weight gradient of experts, whose tiles have few K blocks each (on an
+// H100, 4096 x 7168 of 4 and 8 experts: 2024 and 2192 µs in 192 x 128 tiles of three stages, 2116 and 2343 in
+// 128 x 128; of 16, 2575-2580 in 192 x 96 or 192 x 128, 2772 in 128 x 128); never on long K.
 TEST(Heuristics, WeightGradientsTakeThreeMathWarpgroupsWhereTheyWin) {
   const DeviceLimits device;
   const KernelConfig small_m = choose_config(in_place_weight_gradient(576, 4096, 7168), device);
@@ -297,9 +298,13 @@ TEST(Heuristics, WeightGradientsTakeThreeMathWarpgroupsWhereTheyWin) {
   EXPECT_EQ(choose_config(in_place_weight_gradient(7168, 4096, 16384), device).block_m, 128);
   ProblemSize experts = in_place_weight_gradient(4096, 7168, 0);
   experts.shape.layout = detail::GemmLayout::KGrouped;
-  experts.num_groups = 16;
-  experts.k_per_group = 34432 / 16;
-  EXPECT_EQ(choose_config(experts, device).block_m, 192);
+  for (int groups : {4, 8, 16}) {
+    experts.num_groups = groups;
+    experts.k_per_group = 34432 / groups;
+    const KernelConfig chosen = choose_config(experts, device);
+    EXPECT_EQ(chosen.block_m, 192) << chosen.name();
+    if (groups < 16) EXPECT_EQ(chosen.block_n, 128) << chosen.name();
+  }
   for (const auto& config : candidate_configs(experts, device))
     EXPECT_LE(config.warpgroup_n(), sm90::row_blocks::max_warpgroup_n(config)) << config.name();
 }

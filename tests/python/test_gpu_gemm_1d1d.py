@@ -61,14 +61,19 @@ def test_k_grouped_refills_its_ring_of_c_beside_the_helper_warp():
             check_k_grouped([1152, 768, 128, 2688], 3564, 3160, "cuda", out=torch.bfloat16, mn_major=False, seed=seed)
 
 
-@pytest.mark.parametrize("block_n", [32, 64, 96])
+@pytest.mark.parametrize("block_n", [32, 64, 96, 128])
 @pytest.mark.parametrize("mn_major", [True, False])
 def test_three_math_warpgroups(block_n, mn_major):
     """192-row tiles: three math warpgroups, each with one partial accumulator, promoting every K block as soon as
-    its MMAs are complete (math_row_blocks.cuh), over several tiles per CTA and partial tiles at every edge."""
+    its MMAs are complete (math_row_blocks.cuh), over several tiles per CTA and partial tiles at every edge. At 128
+    columns, FP32 D and a C of its own leave room for three stages, and a tile with a ring of C is offered with
+    four where others have them (src/cuda/heuristics.cpp): that one cannot be forced."""
+    epilogues = [(torch.bfloat16, None), (torch.float32, "d"), (torch.float32, "c"), (torch.bfloat16, "c16")]
+    if block_n == 128:
+        epilogues.remove((torch.float32, "c"))
     with forced_config(192, block_n, 1, 1):
-        for out, c_mode in [(torch.bfloat16, None), (torch.float32, "d"), (torch.float32, "c"), (torch.bfloat16, "c16")]:
-            check_normal(1000, 2000, 1408, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n)
+        for out, c_mode in epilogues:
+            check_normal(2000, 2000, 1408, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n)
             check_normal(193, 136, 400, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n + 1)
         for c_mode, out in [("d", torch.float32), (None, torch.bfloat16), ("c", torch.bfloat16)]:
             check_k_grouped([128, 0, 384, 1280, 256], 400, 520, "cuda", c_mode=c_mode, out=out, mn_major=mn_major,
@@ -100,6 +105,9 @@ check_k_grouped([128, 0, 256], 72, 136, "cuda", c_mode=None, out=torch.bfloat16)
 fgemm._C._force_config(192, 64)  # three math warpgroups, one partial accumulator each
 check_normal(200, 136, 512, torch.bfloat16, "cuda", c_mode="c16", mn_major=False)
 check_k_grouped([128, 0, 256], 200, 72, "cuda", c_mode="d")
+fgemm._C._force_config(192, 128)  # 128 columns per warpgroup: the math warpgroups take 160 registers
+check_normal(200, 136, 512, torch.bfloat16, "cuda")
+check_k_grouped([128, 0, 256], 200, 136, "cuda", c_mode="d")
 fgemm._C._force_config(0, 0)
 """
 

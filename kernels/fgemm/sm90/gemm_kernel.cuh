@@ -34,10 +34,14 @@ template <class C, class OperandA, class OperandB, class Math, class Transform>
 struct GemmKernel {
   static constexpr uint32_t kNumStages = C::kNumStages;
   static constexpr uint32_t kSmemBytes = C::kTile.smem_bytes(Math::kStageExtraBytes);
-  // Registers: the producer warpgroup needs few, the math warpgroups hold the accumulators. All of them share
-  // the SM's 64 K registers: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 40 + 384 x 152 with three.
-  static constexpr uint32_t kProducerRegisters = 40;
-  static constexpr uint32_t kMathRegisters = C::kNumMathWarpgroups == 3 ? 152 : 232;
+  // Registers: the math policy divides the SM's 64 K between the producer warpgroup and the math warpgroups.
+  static constexpr uint32_t kProducerRegisters = Math::kRegisters.producer;
+  static constexpr uint32_t kMathRegisters = Math::kRegisters.math;
+  static_assert(128 * kProducerRegisters + C::kNumMathWarpgroups * 128 * kMathRegisters <= 64 * 1024,
+                "the warpgroups' registers fit the SM's");
+  static_assert(kProducerRegisters % 8 == 0 && kMathRegisters % 8 == 0 && kProducerRegisters >= 24 &&
+                    kMathRegisters <= 256,
+                "setmaxnreg takes multiples of 8 in [24, 256]");
   static constexpr uint32_t kProducerThread = C::kNumMathWarpgroups * 128;
   // Each box starts on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
   static_assert(C::kLoadedRowsA % OperandA::kRowUnit == 0 && C::kSliceRowsA % OperandA::kRowUnit == 0 &&

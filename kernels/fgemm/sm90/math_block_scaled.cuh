@@ -40,6 +40,7 @@ struct BlockScaledMath {
   static constexpr uint32_t kMmaN = block_scaled::mma_n(C::kTile);
   // With two partial accumulators, a K block's step depends on its parity (which partial it fills).
   static constexpr uint32_t kStepPeriod = kTwoPartials ? 2 : 1;
+  static constexpr RegisterSplit kRegisters = C::kTile.register_split();
   static constexpr uint32_t kNumNBlocksOfB = ceil_div(C::kShapeN, 128u);
   // A warpgroup's columns lie in one 128-row block of B's scales, so one sfb value serves them all.
   static constexpr bool kUniformScaleB = 128 % C::kWarpgroupN == 0;

@@ -20,6 +20,7 @@ struct Int32SumsMath {
   static constexpr uint32_t kTmaExtraBytes = 0;
   static constexpr uint32_t kHelperArrivals = 0;
   static constexpr uint32_t kStepPeriod = 1;
+  static constexpr RegisterSplit kRegisters = Sums::kRegisters;
   static constexpr uint32_t kFragments = Sums::kFragments;
 
   __device__ __forceinline__ static void load_with_stage(uint8_t*, const ScaleMaps&, uint64_t*, uint32_t, uint32_t,

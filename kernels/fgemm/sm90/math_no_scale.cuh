@@ -18,6 +18,7 @@ struct NoScaleMath {
   static constexpr uint32_t kTmaExtraBytes = 0;
   static constexpr uint32_t kHelperArrivals = 0;
   static constexpr uint32_t kStepPeriod = 1;
+  static constexpr RegisterSplit kRegisters = C::kTile.register_split();
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
   static_assert(Mma::N == C::kWarpgroupN, "one wgmma spans the warpgroup's columns");
 

@@ -31,6 +31,7 @@ struct RowBlocksMath {
   static constexpr bool kTwoPartials = row_blocks::two_partials(C::kTile);
   // With two partial accumulators the K blocks alternate between them: a block's step depends on its parity.
   static constexpr uint32_t kStepPeriod = kTwoPartials ? 2 : 1;
+  static constexpr RegisterSplit kRegisters = row_blocks::register_split(C::kTile);
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
 
   static_assert(Mma::N == C::kWarpgroupN, "one wgmma covers a warpgroup's columns");

@@ -15,13 +15,24 @@ constexpr int sfa_bytes(const TileConfig& tile) { return align_128(tile.block_m 
 constexpr int stage_extra_bytes(const TileConfig& tile) { return sfa_bytes(tile) + align_128(tile.block_n * 4); }
 
 // Two math warpgroups (232 registers each) keep two partial accumulators beside the FP32 one: a warpgroup promotes
-// one K block while its next block's MMAs run, so its own MMAs hide its promotion. Three (BLOCK_M 192, 152
+// one K block while its next block's MMAs run, so its own MMAs hide its promotion. Three (BLOCK_M 192, 152 or 160
 // registers each) have room for one: a warpgroup's promotion runs while the other two warpgroups' MMAs keep the
 // tensor cores busy.
 constexpr bool two_partials(const TileConfig& tile) { return tile.num_math_warpgroups() == 2; }
 
-// The widest warpgroup whose FP32 accumulators and partials fit the math threads' registers: 128 columns with
-// two math warpgroups, 96 with three (at 128 columns ptxas spilled 36-92 bytes in the K loop).
-constexpr int max_warpgroup_n(const TileConfig& tile) { return two_partials(tile) ? 128 : 96; }
+// The widest warpgroup whose FP32 accumulators and partials fit the math threads' registers: 128 columns.
+constexpr int max_warpgroup_n(const TileConfig&) { return 128; }
+
+// Three math warpgroups of 128 columns each hold 128 FP32 accumulators and a partial of 64 per thread.
+constexpr bool three_of_128_columns(const TileConfig& tile) {
+  return !two_partials(tile) && tile.warpgroup_n() == max_warpgroup_n(tile);
+}
+
+// Those take 160 registers and leave the producer 32, which its TMA thread and the helper warp that copies this
+// recipe's scales (a loop of one cp.async) fit; at 152, ptxas spilled 36-92 bytes of their K loop. Narrower tiles
+// keep the split most kernels take: 192 x 96 spilled 12 bytes at 160 registers and none at 152.
+constexpr RegisterSplit register_split(const TileConfig& tile) {
+  return three_of_128_columns(tile) ? RegisterSplit{32, 160} : tile.register_split();
+}
 
 }  // namespace fgemm::sm90::row_blocks

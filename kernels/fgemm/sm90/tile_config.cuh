@@ -8,6 +8,13 @@
 
 namespace fgemm::sm90 {
 
+// How setmaxnreg divides an SM's 64 K registers between a CTA's producer warpgroup, which needs few, and its math
+// warpgroups, which hold the accumulators. Each per-K-block math policy chooses its split (kRegisters).
+struct RegisterSplit {
+  int producer;
+  int math;
+};
+
 struct TileConfig {
   int block_m = 128;
   int block_n = 128;
@@ -41,6 +48,11 @@ struct TileConfig {
   constexpr int warpgroup_rows() const { return block_m / 64; }
   constexpr int warpgroup_cols() const { return num_math_warpgroups() / warpgroup_rows(); }
   constexpr int warpgroup_n() const { return block_n / warpgroup_cols(); }
+  // The split most kernels take: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 40 + 384 x 152 with three.
+  // The producer's 40 leave its helper warp, which copies scales where the TMA cannot load them, room to spare.
+  constexpr RegisterSplit register_split() const {
+    return num_math_warpgroups() == 3 ? RegisterSplit{40, 152} : RegisterSplit{40, 232};
+  }
 
   // CTAs of a cluster sharing an operand by multicast, and CTAs of a cluster in all.
   constexpr int multicast_size() const { return cluster_m * cluster_n; }
