@@ -5,6 +5,7 @@
 #include "cpu/scratch_buffer.hpp"
 #include "cpu/split_evenly.hpp"
 #include "cpu/thread_pool.hpp"
+#include "cpu/work_units.hpp"
 #include "cpu/write_d.hpp"
 #include "fgemm/common.cuh"
 
@@ -27,34 +28,8 @@ constexpr std::int64_t kMinUnitRows = 64;
 // K = 7168), which stays in L3 only if it is not much larger. Measured at M = 1024, K = 7168: packing B
 // once for 1024 rows, with A read from memory for every strip, is slower than packing it twice.
 constexpr std::int64_t kMaxUnitRows = 512;
-
-// Rows [first_row, first_row + rows) of one block times columns [n0, n0 + cols).
-struct WorkUnit {
-  std::size_t block;
-  std::int64_t first_row;
-  std::int64_t rows;
-  std::int64_t n0;
-  std::int64_t cols;
-};
-
-// Every strip of every block, with the blocks' rows cut in parts of at most kMaxUnitRows, and in more parts
-// where there are fewer strips than four per thread (for balance). Units are in the order block, part,
-// strip, so that the threads, which take them in order, work on the same part of A at a time.
-std::vector<WorkUnit> make_units(const GemmProblem& p, const std::vector<RowBlock>& blocks, int threads) {
-  const std::int64_t strips = ceil_div(p.n, kStripCols);
-  const std::int64_t wanted_parts =
-      ceil_div(4 * static_cast<std::int64_t>(threads), strips * static_cast<std::int64_t>(blocks.size()));
-  std::vector<WorkUnit> units;
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const std::int64_t parts = std::max(ceil_div(blocks[i].rows, kMaxUnitRows),
-                                        std::min(wanted_parts, ceil_div(blocks[i].rows, kMinUnitRows)));
-    split_evenly(blocks[i].rows, parts, [&](std::int64_t first_row, std::int64_t rows) {
-      for (std::int64_t n0 = 0; n0 < p.n; n0 += kStripCols)
-        units.push_back({i, first_row, rows, n0, std::min(kStripCols, p.n - n0)});
-    });
-  }
-  return units;
-}
+// The micro-kernels take any number of rows.
+constexpr UnitShape kUnitShape{kStripCols, kMinUnitRows, kMaxUnitRows, 1};
 
 // Working memory of one thread, kept between calls.
 struct Scratch {
@@ -140,7 +115,7 @@ void multiply_unit(const GemmProblem& p, const PackedA& packed_a, const KernelSe
 void blocked_gemm(const GemmProblem& problem, const std::vector<RowBlock>& blocks, const PackedA& packed_a,
                   const KernelSet& kernels, const OperandPacking& operands) {
   ThreadPool& pool = ThreadPool::instance();
-  const std::vector<WorkUnit> units = make_units(problem, blocks, pool.num_threads());
+  const std::vector<WorkUnit> units = make_work_units(problem.n, blocks, kUnitShape, pool.num_threads());
   pool.run(static_cast<std::int64_t>(units.size()), [&](std::int64_t i) {
     thread_local Scratch scratch;
     if (kernels.begin_micro_kernels) kernels.begin_micro_kernels();

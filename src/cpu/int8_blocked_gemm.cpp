@@ -6,6 +6,7 @@
 #include "cpu/scratch_buffer.hpp"
 #include "cpu/split_evenly.hpp"
 #include "cpu/thread_pool.hpp"
+#include "cpu/work_units.hpp"
 #include "fgemm/common.cuh"
 
 namespace fgemm::cpu {
@@ -28,40 +29,6 @@ constexpr std::int64_t kChunkRows = 256;
 constexpr std::int64_t kMinUnitRows = 64;
 // Rows above which a block is split: a unit's sums (512 KiB) stay in L2 from one span to the next.
 constexpr std::int64_t kMaxUnitRows = 512;
-
-// Rows [first_row, first_row + rows) of one block times columns [n0, n0 + cols); first_row is a multiple of
-// the kernel set's row granule.
-struct WorkUnit {
-  std::size_t block;
-  std::int64_t first_row;
-  std::int64_t rows;
-  std::int64_t n0;
-  std::int64_t cols;
-};
-
-// Every strip of every block, with the blocks' rows cut in parts of at most kMaxUnitRows, and in more parts
-// where there are fewer strips than four per thread (for balance), each part whole row groups but the last.
-// Units are in the order block, part, strip, so that the threads, which take them in order, work on the same
-// part of A at a time.
-std::vector<WorkUnit> make_units(const GemmProblem& p, const std::vector<RowBlock>& blocks,
-                                 const Int8KernelSet& kernels, int threads) {
-  const std::int64_t strips = ceil_div(p.n, kStripCols);
-  const std::int64_t wanted_parts =
-      ceil_div(4 * static_cast<std::int64_t>(threads), strips * static_cast<std::int64_t>(blocks.size()));
-  std::vector<WorkUnit> units;
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const std::int64_t rows = blocks[i].rows, groups = ceil_div(rows, kernels.row_granule);
-    const std::int64_t parts =
-        std::min(groups, std::max(ceil_div(rows, kMaxUnitRows), std::min(wanted_parts, ceil_div(rows, kMinUnitRows))));
-    split_evenly(groups, parts, [&](std::int64_t first_group, std::int64_t part_groups) {
-      const std::int64_t first_row = first_group * kernels.row_granule;
-      const std::int64_t part_rows = std::min(part_groups * kernels.row_granule, rows - first_row);
-      for (std::int64_t n0 = 0; n0 < p.n; n0 += kStripCols)
-        units.push_back({i, first_row, part_rows, n0, std::min(kStripCols, p.n - n0)});
-    });
-  }
-  return units;
-}
 
 // A chunk's rows (a multiple of the row granule) cut into panels of whole row groups, at most max_rows each,
 // of nearly equal sizes; calls emit(first_row, rows) for each.
@@ -188,7 +155,8 @@ void multiply_unit(const Call& call, const WorkUnit& unit, Scratch& scratch) {
 void int8_blocked_gemm(const GemmProblem& problem, const std::vector<RowBlock>& blocks, const Int8PackedA& packed_a,
                        const Int8KernelSet& kernels, const float* bias) {
   ThreadPool& pool = ThreadPool::instance();
-  const std::vector<WorkUnit> units = make_units(problem, blocks, kernels, pool.num_threads());
+  const UnitShape shape{kStripCols, kMinUnitRows, kMaxUnitRows, kernels.row_granule};
+  const std::vector<WorkUnit> units = make_work_units(problem.n, blocks, shape, pool.num_threads());
   const Call call{problem, blocks, packed_a, kernels, bias};
   pool.run(static_cast<std::int64_t>(units.size()), [&](std::int64_t i) {
     thread_local Scratch scratch;
