@@ -33,6 +33,7 @@ import torch
 
 import fgemm
 from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
+from fgemm.bench.operations import with_forced_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_gpu import geomean  # noqa: E402
@@ -50,17 +51,6 @@ def dequantized(codes, scales):
     return codes.double() * scales.double().repeat_interleave(128, dim=-1)[..., :codes.size(-1)]
 
 
-def forced(run, tile):
-    """`run` with the tile (block_m, block_n) forced on the GEMMs it calls."""
-    def run_forced():
-        fgemm._C._force_config(*tile)
-        try:
-            run()
-        finally:
-            fgemm._C._force_config(0, 0)
-    return run_forced
-
-
 def with_forced_tiles(run, tiles, check):
     """The forced runs of `run` for each tile fgemm supports on the problem, each checked first by `check` (which
     runs its argument on fresh output and returns calc_diff): {name: (run, diff)}."""
@@ -68,7 +58,7 @@ def with_forced_tiles(run, tiles, check):
     for tile in tiles:
         name = "{}x{}".format(*tile)
         try:
-            run_forced = forced(run, tile)
+            run_forced = with_forced_config(run, *tile)
             runs[name] = (run_forced, check(run_forced))
         except ValueError as error:  # not a configuration of this problem
             print(f"  {name}: {error}", file=sys.stderr)

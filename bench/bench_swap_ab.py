@@ -21,7 +21,7 @@ import torch
 import fgemm
 from fgemm.bench import tables
 from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
-from fgemm.bench.operations import quantized_operands
+from fgemm.bench.operations import quantized_operands, with_forced_config
 
 SWAPPED_ROWS = 16  # the tokens padded to a multiple of this: D^T's rows must be 16-byte aligned
 FORCED_TILE_COLUMNS = (32, 64)  # 1D1D tiles are 128 weight rows; narrower token sides than the padded M
@@ -46,16 +46,6 @@ def swapped_gemm(w, x, d_t):
     fgemm.fp8_gemm_nt(w, x, d_t, recipe=(1, 1, 128))
 
 
-def with_forced_tile(columns, run):
-    def forced():
-        fgemm._C._force_config(128, columns)
-        try:
-            run()
-        finally:
-            fgemm._C._force_config(0, 0)
-    return forced
-
-
 def bench_shape(m, n, k, flush):
     (a, sfa), (b, sfb) = quantized_operands(None, m, n, k, "cuda")
     d = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
@@ -66,7 +56,7 @@ def bench_shape(m, n, k, flush):
     padded_tokens = x[0].shape[0]
     for columns in FORCED_TILE_COLUMNS:
         if columns < padded_tokens:
-            runs[f"swapped 128x{columns}"] = with_forced_tile(columns, runs["swapped"])
+            runs[f"swapped 128x{columns}"] = with_forced_config(runs["swapped"], 128, columns)
     for run in runs.values():
         run()
     torch.cuda.synchronize()

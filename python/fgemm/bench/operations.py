@@ -64,6 +64,18 @@ def sfa_as_given(sfa, mn_major):
     return fgemm.get_mn_major_tma_aligned_tensor(sfa) if mn_major else sfa
 
 
+def with_forced_config(run, *config):
+    """`run` with a configuration forced on the GEMMs it calls (fgemm._C._force_config's arguments: BLOCK_M,
+    BLOCK_N, then optionally the cluster, split-K and ring of C), the heuristics' choice restored afterwards."""
+    def run_forced():
+        fgemm._C._force_config(*config)
+        try:
+            run()
+        finally:
+            fgemm._C._force_config(0, 0)
+    return run_forced
+
+
 def normal_gemm(m, n, k, device, sfa_mn_major):
     """Random quantized operands, a BF16 output and the call of fp8_gemm_nt that fills it."""
     (a, sfa), (b, sfb) = quantized_operands(None, m, n, k, device)
