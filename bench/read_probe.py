@@ -1,0 +1,136 @@
+"""The least time reading each decode shape's bytes takes, under the GEMM benchmarks' protocol (kernel time from the
+profiler, the 8 GB flush before every call), beside fgemm's FP8 GEMM of the shape in the same rounds.
+
+Builds bench/read_probe.cu with nvcc into a shared library (needs nvcc and a Hopper GPU) and times its kernels,
+which only read: bulk copies into a ring of shared memory (the TMA's unit) and 16-byte vector loads, each over a
+few grid sizes and depths. The fastest of them for a shape's bytes_moved is a floor under any GEMM of that shape
+(a GEMM must read those bytes and compute as well), and so a ceiling on what a GEMM can reach against DeepGEMM's
+figures and against a 1 GiB copy's bandwidth, the two measures of issue 24's decode targets.
+
+    python bench/read_probe.py --json read_probe.json
+"""
+import argparse
+import ctypes
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+import fgemm
+from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
+from fgemm.bench.operations import normal_gemm
+from fgemm.bench.peaks import gpu_copy_gbps
+
+ROOT = Path(__file__).resolve().parents[1]
+DECODE_SHAPES = ROOT / "python" / "fgemm" / "bench" / "shapes" / "decode.json"
+KIB = 1024
+
+# (name, CTAs per SM, threads per CTA, bulk chunk bytes (0: vector loads), bulk copies in flight per CTA)
+READERS = [
+    ("bulk 1x12x16K", 1, 32, 16 * KIB, 12),
+    ("bulk 1x16x8K", 1, 32, 8 * KIB, 16),
+    ("bulk 1x4x16K", 1, 32, 16 * KIB, 4),
+    ("bulk 1x8x8K", 1, 32, 8 * KIB, 8),
+    ("bulk 1x16x4K", 1, 32, 4 * KIB, 16),
+    ("bulk 1x32x2K", 1, 32, 2 * KIB, 32),
+    ("bulk 1x16x2K", 1, 32, 2 * KIB, 16),
+    ("bulk 2x6x16K", 2, 32, 16 * KIB, 6),
+    ("bulk 4x6x8K", 4, 32, 8 * KIB, 6),
+    ("vector 2x1024", 2, 1024, 0, 0),
+    ("vector 4x512", 4, 512, 0, 0),
+    ("vector 8x256", 8, 256, 0, 0),
+]
+
+
+def build(nvcc, out_dir):
+    library = Path(out_dir) / "libread_probe.so"
+    subprocess.run([nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", "-gencode",
+                    "arch=compute_90a,code=sm_90a", f"-I{ROOT / 'kernels'}", str(ROOT / "bench" / "read_probe.cu"),
+                    "-o", str(library)], check=True)
+    probe = ctypes.CDLL(str(library))
+    probe.read_probe.restype = ctypes.c_int
+    probe.read_probe.argtypes = [ctypes.c_void_p, ctypes.c_ulonglong, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
+                                 ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+    return probe
+
+
+def reader(probe, src, nbytes, sink, sms, reader_spec):
+    """A call that reads the first nbytes of src with one of READERS."""
+    _, per_sm, threads, chunk, depth = reader_spec
+    ctas = sms * per_sm
+
+    def run():
+        error = probe.read_probe(src.data_ptr(), nbytes, ctas, threads, chunk, depth, sink.data_ptr(),
+                                 torch.cuda.current_stream().cuda_stream)
+        if error != 0:
+            raise RuntimeError(f"read_probe {reader_spec[0]}: CUDA error {error}")
+    return run
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nvcc", default="nvcc")
+    parser.add_argument("--json", help="write the rows and the summary to this file")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("read_probe.py: needs a CUDA device")
+    shapes = json.loads(DECODE_SHAPES.read_text())["normal"]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    flush = rested_flush_buffer()
+    copy_gbps = gpu_copy_gbps(flush)
+    largest = max(shape["bytes_moved"] for shape in shapes)
+    src = torch.randint(-128, 127, ((largest + 15) // 16 * 16,), dtype=torch.int8, device="cuda")
+    sink = torch.zeros(1, dtype=torch.int32, device="cuda")
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = build(args.nvcc, tmp)
+        # The fixed cost of a kernel under the protocol: reading 16 bytes, with the ring of shared memory of
+        # the first bulk reader (which a GEMM's stages resemble) and with vector loads.
+        empty_bulk_us, empty_vector_us = paired_times_us(
+            [reader(probe, src, 16, sink, sms, READERS[0]), reader(probe, src, 16, sink, sms, READERS[-1])], flush)
+        print(f"{torch.cuda.get_device_name()}, {sms} SMs; 1 GiB copy {copy_gbps:.0f} GB/s; a read of 16 bytes "
+              f"{empty_bulk_us:.1f} us ({READERS[0][0]}), {empty_vector_us:.1f} us ({READERS[-1][0]})", flush=True)
+        rows = []
+        for shape in shapes:
+            m, n, k, nbytes = shape["m"], shape["n"], shape["k"], (shape["bytes_moved"] + 15) // 16 * 16
+            *_, run_gemm = normal_gemm(m, n, k, "cuda", True)
+            run_gemm()
+            readers = [reader(probe, src, nbytes, sink, sms, spec) for spec in READERS]
+            times = paired_times_us([run_gemm] + readers, flush, rounds=2, warmup=2, repeats=10)
+            gemm_us, read_times = times[0], dict(zip((spec[0] for spec in READERS), times[1:]))
+            best = min(read_times, key=read_times.get)
+            read_us = read_times[best]
+            row = dict(m=m, n=n, k=k, bytes=nbytes, deepgemm_us=shape["h100_deepgemm_us"], fgemm_us=gemm_us,
+                       read_us=read_us, reader=best, read_times=read_times,
+                       read_fraction_of_copy=nbytes / read_us / 1e3 / copy_gbps,
+                       fgemm_fraction_of_copy=nbytes / gemm_us / 1e3 / copy_gbps)
+            rows.append(row)
+            print(f"{m:>4} x {n:>6} x {k:>6}: {nbytes / 1e6:6.1f} MB | DeepGEMM {row['deepgemm_us']:6.1f} us "
+                  f"(1.25x: {row['deepgemm_us'] / 1.25:6.1f}) | fgemm {gemm_us:6.1f} | read {read_us:6.1f} ({best}) "
+                  f"| read {row['read_fraction_of_copy']:.2f} of copy, fgemm {row['fgemm_fraction_of_copy']:.2f}",
+                  flush=True)
+    summary = dict(
+        gpu=torch.cuda.get_device_name(), copy_gbps=copy_gbps, read_16_bytes_bulk_us=empty_bulk_us,
+        read_16_bytes_vector_us=empty_vector_us,
+        read_vs_deepgemm_geomean=geomean([r["deepgemm_us"] / r["read_us"] for r in rows]),
+        read_vs_deepgemm_min=min(r["deepgemm_us"] / r["read_us"] for r in rows),
+        read_fraction_of_copy_geomean=geomean([r["read_fraction_of_copy"] for r in rows]),
+        fgemm_vs_deepgemm_geomean=geomean([r["deepgemm_us"] / r["fgemm_us"] for r in rows]),
+        fgemm_fraction_of_copy_geomean=geomean([r["fgemm_fraction_of_copy"] for r in rows]),
+        fgemm_fraction_of_read_geomean=geomean([r["read_us"] / r["fgemm_us"] for r in rows]))
+    for key, value in summary.items():
+        print(f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(dict(rows=rows, summary=summary), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
