@@ -1,6 +1,7 @@
 #include "cuda/heuristics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "cuda/cost_model.hpp"
@@ -54,6 +55,13 @@ constexpr int kMaxInt8BlockColumnsWithC3 = 64;
 constexpr int kMaxInt8BlockColumnsWithBias = 88;
 constexpr int kMaxInt8BlockColumnsThreeStages = 96;
 constexpr int kMaxInt8ColumnsWithInputs = 128;
+
+// The decode regime of FP8's block recipe: the normal layout with at most two 64-row tiles of M, where the DRAM
+// bounds every candidate and the cost models tie (cheapest).
+constexpr std::int64_t kDecodeMaxM = 128;
+// Shares of busy SMs this close count as equal: over many waves every tile keeps nearly all of them busy, and the
+// larger tile's wider loads win (1 x 7168 x 16384 on an H100: 60.3 µs in 64 x 32 tiles, 52.7 in 64 x 128).
+constexpr double kDecodeBusyShareTie = 0.05;
 
 // Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
 // (TileConfig::a_rows).
@@ -284,19 +292,32 @@ struct Cheapest {
   double cost = 0;
 };
 
-// The candidate of least estimated cost among those `eligible` keeps (ties: the larger tile, counting only rows
-// the problem has, then no cluster).
+// The candidate of least estimated cost among those `eligible` keeps. Ties: in FP8's decode regime, the one whose
+// waves keep a larger share of the SMs busy (by more than kDecodeBusyShareTie); then the larger tile (counting only
+// rows the problem has), then no cluster. The models tie where the DRAM bounds every candidate; there, on an H100,
+// tiles that left SMs idle in their last wave ran slower on the decode shapes (128 x 24576 x 1536: 21.4 µs in 64 x
+// 192 tiles, 256 of them in two waves of 132 CTAs, against 24.7 in 64 x 256, 192 tiles; docs/PERFORMANCE.md).
 template <class Eligible>
 Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& problem, const DeviceLimits& device,
                   Eligible eligible) {
   const auto useful_area = [&](const KernelConfig& c) {
     return std::min<std::int64_t>(c.block_m, problem.m) * c.block_n;
   };
+  const auto busy_share = [&](const KernelConfig& c) {
+    return double(cluster_tiles(problem, c)) / double(waves_of(problem, c, device) * max_clusters(c, device));
+  };
+  const bool decode_regime = problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM &&
+                     problem.shape.ab_dtype == DType::E4M3 && problem.shape.scaling == detail::Scaling::Block;
+  const auto better_tie_breaker = [&](const KernelConfig& c, const KernelConfig& best) {
+    const double share = busy_share(c), best_share = busy_share(best);
+    if (decode_regime && std::abs(share - best_share) > kDecodeBusyShareTie) return share > best_share;
+    return useful_area(c) > useful_area(best);
+  };
   Cheapest best;
   for (const auto& config : configs) {
     if (!eligible(config)) continue;
     const double cost = estimated_cost(problem, config, device);
-    const bool better_tie = best.config && useful_area(config) > useful_area(*best.config);
+    const bool better_tie = best.config && better_tie_breaker(config, *best.config);
     if (!best.config || cost < best.cost * (1 - 1e-9) || (cost <= best.cost * (1 + 1e-9) && better_tie))
       best = {&config, cost};
   }

@@ -68,6 +68,24 @@ TEST(Heuristics, SmallMFillsTheMachineAndLargeMUsesLargeTiles) {
   EXPECT_GE(large.block_m * large.block_n, 128 * 112) << large.name();
 }
 
+// In decode the DRAM bounds every candidate, and the model's ties go to the tile whose waves keep the most SMs
+// busy; where many waves keep nearly all of them busy, to the larger tile.
+TEST(Heuristics, DecodeTiesKeepTheSmsBusyThenTakeTheLargerTile) {
+  const DeviceLimits device;
+  // 64 x 192 tiles keep 128 of 132 SMs busy (M = 128: 256 CTAs of two waves' 264), 64 x 256 tiles 96 (192).
+  for (std::int64_t m : {1, 64, 128}) {
+    const KernelConfig config = choose_config(problem(m, 24576, 1536), device);
+    EXPECT_EQ(config.block_m, 64) << config.name();
+    EXPECT_EQ(config.block_n, 192) << config.name();
+  }
+  // 1 x 129280: 64 x 256 tiles keep 96% of the SMs busy over four waves; narrower ones no more than 4% more.
+  const KernelConfig wide = choose_config(problem(1, 129280, 7168), device);
+  EXPECT_EQ(wide.block_n, 256) << wide.name();
+  // Not in the large-M regime: 4096 x 24576 keeps the tile it had.
+  const KernelConfig large = choose_config(problem(4096, 24576, 1536), device);
+  EXPECT_GE(large.block_m, 128) << large.name();
+}
+
 // 128 x 256 tiles (two column halves per warpgroup, wgmma N = 128) are chosen for large problems only, and
 // can be forced on any problem with BF16 output and no C.
 TEST(Heuristics, ColumnHalvesForLargeProblemsOnly) {
