@@ -7,6 +7,9 @@ few grid sizes and depths. The fastest of them for a shape's bytes_moved is a fl
 (a GEMM must read those bytes and compute as well), and so a ceiling on what a GEMM can reach against DeepGEMM's
 figures and against a 1 GiB copy's bandwidth, the two measures of issue 24's decode targets.
 
+It also reads B of three decode shapes as a GEMM's producer loads it: tiles of 16 to 64 rows, walked along K by
+the TMA in boxes of one or more K blocks (128 bytes of each row per K block), to show what the boxes' size costs.
+
     python bench/read_probe.py --json read_probe.json
 """
 import argparse
@@ -50,11 +53,14 @@ def build(nvcc, out_dir):
     library = Path(out_dir) / "libread_probe.so"
     subprocess.run([nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", "-gencode",
                     "arch=compute_90a,code=sm_90a", f"-I{ROOT / 'kernels'}", str(ROOT / "bench" / "read_probe.cu"),
-                    "-o", str(library)], check=True)
+                    "-o", str(library), "-lcuda"], check=True)
     probe = ctypes.CDLL(str(library))
     probe.read_probe.restype = ctypes.c_int
     probe.read_probe.argtypes = [ctypes.c_void_p, ctypes.c_ulonglong, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
                                  ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+    probe.read_probe_boxes.restype = ctypes.c_int
+    probe.read_probe_boxes.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_uint,
+                                       ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
     return probe
 
 
@@ -69,6 +75,41 @@ def reader(probe, src, nbytes, sink, sms, reader_spec):
         if error != 0:
             raise RuntimeError(f"read_probe {reader_spec[0]}: CUDA error {error}")
     return run
+
+
+# B's tiles as the GEMM's producer loads them: (rows of a tile, K blocks of 128 bytes per box, boxes in flight).
+BOXES = [(16, 1, 16), (16, 2, 8), (16, 4, 4), (16, 4, 8), (16, 8, 4), (32, 1, 16), (32, 2, 8), (32, 4, 4),
+         (64, 1, 13), (64, 2, 6)]
+BOX_SHAPES = [(2112, 7168), (4096, 7168), (7168, 16384)]
+
+
+def box_reader(probe, b, sink, sms, rows, k_blocks, depth):
+    """A call that reads B [n, k] in tiles of `rows` rows, boxes of `k_blocks` K blocks, one CTA per tile up to an
+    SM each."""
+    n, k = b.shape
+    ctas = min(sms, -(-n // rows))
+
+    def run():
+        error = probe.read_probe_boxes(b.data_ptr(), n, k, ctas, rows, k_blocks, depth, sink.data_ptr(),
+                                       torch.cuda.current_stream().cuda_stream)
+        if error != 0:
+            raise RuntimeError(f"read_probe_boxes {rows} rows x {k_blocks} K blocks: error {error} (1000 + a CUresult "
+                               "where the tensor map could not be made)")
+    return run
+
+
+def time_boxes(probe, sink, sms, flush):
+    """{'N x K': {'rows x K blocks x depth': µs}} for B of each BOX_SHAPES."""
+    table = {}
+    for n, k in BOX_SHAPES:
+        b = torch.randint(-128, 127, (n, k), dtype=torch.int8, device="cuda")
+        readers = {f"{rows}x{k_blocks}x{depth}": box_reader(probe, b, sink, sms, rows, k_blocks, depth)
+                   for rows, k_blocks, depth in BOXES}
+        times = paired_times_us(list(readers.values()), flush, rounds=2, warmup=2, repeats=10)
+        table[f"{n}x{k}"] = dict(zip(readers, times))
+        print(f"B {n} x {k} ({n * k / 1e6:.1f} MB), tiles of rows x K blocks per box x boxes in flight: " +
+              " | ".join(f"{name} {us:.1f}" for name, us in table[f"{n}x{k}"].items()), flush=True)
+    return table
 
 
 def geomean(values):
@@ -97,6 +138,7 @@ def main():
             [reader(probe, src, 16, sink, sms, READERS[0]), reader(probe, src, 16, sink, sms, READERS[-1])], flush)
         print(f"{torch.cuda.get_device_name()}, {sms} SMs; 1 GiB copy {copy_gbps:.0f} GB/s; a read of 16 bytes "
               f"{empty_bulk_us:.1f} us ({READERS[0][0]}), {empty_vector_us:.1f} us ({READERS[-1][0]})", flush=True)
+        boxes = time_boxes(probe, sink, sms, flush)
         rows = []
         for shape in shapes:
             m, n, k, nbytes = shape["m"], shape["n"], shape["k"], (shape["bytes_moved"] + 15) // 16 * 16
@@ -128,7 +170,7 @@ def main():
     for key, value in summary.items():
         print(f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}")
     if args.json:
-        Path(args.json).write_text(json.dumps(dict(rows=rows, summary=summary), indent=1))
+        Path(args.json).write_text(json.dumps(dict(rows=rows, summary=summary, boxes=boxes), indent=1))
     return 0
 
 
