@@ -35,6 +35,26 @@ __device__ __forceinline__ void bulk_load(uint8_t* dst, const uint8_t* src, uint
                : "memory");
 }
 
+// One thread streams `copies` copies through a ring of `depth` slots of `slot_bytes` in shared memory, each guarded by
+// its barrier of `full`: issue(c, slot, barrier) starts copy c into its slot, and a copy is waited for before its
+// slot takes another. Returns the first word of every copy, folded together.
+template <class Issue>
+__device__ __forceinline__ uint32_t stream_through_ring(uint8_t* slots, uint32_t slot_bytes, uint64_t* full,
+                                                        uint32_t depth, uint32_t copies, Issue issue) {
+  for (uint32_t slot = 0; slot < depth; ++slot) ptx::mbarrier_init(&full[slot], 1);
+  ptx::fence_barrier_init();
+  uint32_t folded = 0;
+  for (uint32_t c = 0; c < copies + depth; ++c) {
+    const uint32_t slot = c % depth;
+    if (c >= depth) {
+      ptx::mbarrier_wait(&full[slot], ((c - depth) / depth) & 1);
+      folded ^= *reinterpret_cast<const uint32_t*>(slots + uint64_t(slot) * slot_bytes);
+    }
+    if (c < copies) issue(c, slots + uint64_t(slot) * slot_bytes, &full[slot]);
+  }
+  return folded;
+}
+
 // CTA b reads bytes [b * share, (b + 1) * share) of src (share a multiple of 16) in chunks of `chunk` bytes.
 __global__ void __launch_bounds__(32, 1) read_bulk(const uint8_t* src, uint64_t bytes, uint32_t chunk, uint32_t depth,
                                                    uint32_t* sink) {
@@ -45,22 +65,13 @@ __global__ void __launch_bounds__(32, 1) read_bulk(const uint8_t* src, uint64_t 
   const uint64_t begin = share * blockIdx.x;
   const uint64_t end = begin + share < bytes ? begin + share : bytes;
   const uint32_t chunks = begin < end ? static_cast<uint32_t>((end - begin + chunk - 1) / chunk) : 0;
-  for (uint32_t slot = 0; slot < depth; ++slot) ptx::mbarrier_init(&full[slot], 1);
-  ptx::fence_barrier_init();
-  uint32_t folded = 0;
-  for (uint32_t c = 0; c < chunks + depth; ++c) {
-    const uint32_t slot = c % depth;
-    if (c >= depth) {
-      ptx::mbarrier_wait(&full[slot], ((c - depth) / depth) & 1);
-      folded ^= *reinterpret_cast<const uint32_t*>(slots + uint64_t(slot) * chunk);
-    }
-    if (c < chunks) {
-      const uint64_t offset = begin + uint64_t(c) * chunk;
-      const uint32_t size = static_cast<uint32_t>(end - offset < chunk ? end - offset : chunk);
-      ptx::mbarrier_arrive_expect_tx(&full[slot], size);
-      bulk_load(slots + uint64_t(slot) * chunk, src + offset, size, &full[slot]);
-    }
-  }
+  const uint32_t folded = stream_through_ring(slots, chunk, full, depth, chunks, [&](uint32_t c, uint8_t* dst,
+                                                                                     uint64_t* barrier) {
+    const uint64_t offset = begin + uint64_t(c) * chunk;
+    const uint32_t size = static_cast<uint32_t>(end - offset < chunk ? end - offset : chunk);
+    ptx::mbarrier_arrive_expect_tx(barrier, size);
+    bulk_load(dst, src + offset, size, barrier);
+  });
   if (folded == 0x9e3779b9u) *sink = folded;
 }
 
@@ -94,23 +105,14 @@ __global__ void __launch_bounds__(32, 1) read_boxes(const __grid_constant__ CUte
   const uint32_t tiles = (n + rows - 1) / rows;
   const uint32_t my_tiles = tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const uint32_t boxes = my_tiles * boxes_per_tile;
-  for (uint32_t slot = 0; slot < depth; ++slot) ptx::mbarrier_init(&full[slot], 1);
-  ptx::fence_barrier_init();
-  uint32_t folded = 0;
-  for (uint32_t c = 0; c < boxes + depth; ++c) {
-    const uint32_t slot = c % depth;
-    if (c >= depth) {
-      ptx::mbarrier_wait(&full[slot], ((c - depth) / depth) & 1);
-      folded ^= *reinterpret_cast<const uint32_t*>(slots + slot * box_bytes);
-    }
-    if (c < boxes) {
-      const uint32_t tile = blockIdx.x + (c / boxes_per_tile) * gridDim.x;
-      const uint32_t k_block = (c % boxes_per_tile) * k_blocks;
-      ptx::mbarrier_arrive_expect_tx(&full[slot], box_bytes);
-      ptx::tma_load_3d(slots + slot * box_bytes, reinterpret_cast<const ptx::TensorMap*>(&map), &full[slot], 0,
-                       static_cast<int32_t>(tile * rows), static_cast<int32_t>(k_block));
-    }
-  }
+  const uint32_t folded = stream_through_ring(slots, box_bytes, full, depth, boxes, [&](uint32_t c, uint8_t* dst,
+                                                                                       uint64_t* barrier) {
+    const uint32_t tile = blockIdx.x + (c / boxes_per_tile) * gridDim.x;
+    const uint32_t k_block = (c % boxes_per_tile) * k_blocks;
+    ptx::mbarrier_arrive_expect_tx(barrier, box_bytes);
+    ptx::tma_load_3d(dst, reinterpret_cast<const ptx::TensorMap*>(&map), barrier, 0, static_cast<int32_t>(tile * rows),
+                     static_cast<int32_t>(k_block));
+  });
   if (folded == 0x9e3779b9u) *sink = folded;
 }
 
