@@ -10,7 +10,8 @@ figures and against a 1 GiB copy's bandwidth, the two measures of issue 24's dec
 It also reads B of three decode shapes as a GEMM's producer loads it: tiles of 16 to 64 rows, walked along K by
 the TMA in boxes of one or more K blocks (128 bytes of each row per K block), to show what the boxes' size costs.
 
-    python bench/read_probe.py --json read_probe.json
+    python bench/read_probe.py --json read_probe.json --markdown
+    python bench/read_probe.py --markdown-from read_probe.json   # the tables again, no GPU needed
 """
 import argparse
 import ctypes
@@ -116,11 +117,48 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def table(header, rows):
+    """A Markdown table: the header's cells, then the rows' (the first column left-aligned, the others right)."""
+    lines = ["| " + " | ".join(header) + " |", "| --- | " + " | ".join("---:" for _ in header[1:]) + " |"]
+    return lines + ["| " + " | ".join(cells) + " |" for cells in rows]
+
+
+def markdown(result):
+    """The probe's tables for docs/PERFORMANCE.md, from what main() measured (or --json wrote): each decode shape's
+    fastest read beside fgemm and DeepGEMM's figure, every reader on the M = 1 shapes of N = 2112 and 7168, the
+    TMA boxes of B, and the summary."""
+    rows, summary, boxes = result["rows"], result["summary"], result["boxes"]
+    bulk = [name for name in rows[0]["read_times"] if name.startswith("bulk")]
+    shapes = table(["M", "N", "K", "MB", "DeepGEMM µs (table)", "its time / 1.25", "fgemm µs",
+                    "fastest read µs (reader)", "fastest bulk read µs", "fastest read: fraction of copy bandwidth",
+                    "fgemm / fastest read"],
+                   [[str(r["m"]), str(r["n"]), str(r["k"]), f"{r['bytes'] / 1e6:.1f}", f"{r['deepgemm_us']:.1f}",
+                     f"{r['deepgemm_us'] / 1.25:.1f}", f"{r['fgemm_us']:.1f}", f"{r['read_us']:.1f} ({r['reader']})",
+                     f"{min(r['read_times'][name] for name in bulk):.1f}", f"{r['read_fraction_of_copy']:.2f}",
+                     f"{r['read_us'] / r['fgemm_us']:.2f}"] for r in rows])
+    some = [r for r in rows if r["m"] == 1 and r["n"] in (2112, 7168)]
+    readers = table(["reader"] + [f"{r['m']} x {r['n']} x {r['k']} ({r['bytes'] / 1e6:.1f} MB)" for r in some],
+                    [[name] + [f"{r['read_times'][name]:.1f}" for r in some] for name in rows[0]["read_times"]])
+    box_names = list(next(iter(boxes.values())))
+    box_table = table(["tile rows x K blocks per box x boxes in flight"] +
+                      [f"B {shape.replace('x', ' x ')}" for shape in boxes],
+                      [[name.replace("x", " x ")] + [f"{boxes[shape][name]:.1f}" for shape in boxes]
+                       for name in box_names])
+    summary_lines = [f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}"
+                     for key, value in summary.items()]
+    return "\n".join(shapes + [""] + readers + [""] + box_table + [""] + summary_lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nvcc", default="nvcc")
     parser.add_argument("--json", help="write the rows and the summary to this file")
+    parser.add_argument("--markdown", action="store_true", help="print the tables for docs/PERFORMANCE.md")
+    parser.add_argument("--markdown-from", metavar="JSON", help="print the tables of a run that --json wrote, and stop")
     args = parser.parse_args()
+    if args.markdown_from:
+        print(markdown(json.loads(Path(args.markdown_from).read_text())))
+        return 0
     if not torch.cuda.is_available():
         sys.exit("read_probe.py: needs a CUDA device")
     shapes = json.loads(DECODE_SHAPES.read_text())["normal"]
@@ -167,10 +205,13 @@ def main():
         fgemm_vs_deepgemm_geomean=geomean([r["deepgemm_us"] / r["fgemm_us"] for r in rows]),
         fgemm_fraction_of_copy_geomean=geomean([r["fgemm_fraction_of_copy"] for r in rows]),
         fgemm_fraction_of_read_geomean=geomean([r["read_us"] / r["fgemm_us"] for r in rows]))
+    result = dict(rows=rows, summary=summary, boxes=boxes)
     for key, value in summary.items():
         print(f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}")
     if args.json:
-        Path(args.json).write_text(json.dumps(dict(rows=rows, summary=summary, boxes=boxes), indent=1))
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    if args.markdown:
+        print(markdown(result))
     return 0
 
 
