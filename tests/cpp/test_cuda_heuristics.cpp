@@ -81,7 +81,7 @@ TEST(Heuristics, DecodeTiesKeepTheSmsBusyThenTakeTheLargerTile) {
   // 1 x 129280: 64 x 256 tiles keep 96% of the SMs busy over four waves; narrower ones no more than 4% more.
   const KernelConfig wide = choose_config(problem(1, 129280, 7168), device);
   EXPECT_EQ(wide.block_n, 256) << wide.name();
-  // Not in the large-M regime: 4096 x 24576 keeps the tile it had.
+  // Outside the decode regime the larger tile wins ties as before: 4096 x 24576 keeps its 128-row tiles.
   const KernelConfig large = choose_config(problem(4096, 24576, 1536), device);
   EXPECT_GE(large.block_m, 128) << large.name();
 }
