@@ -16,7 +16,6 @@ the TMA in boxes of one or more K blocks (128 bytes of each row per K block), to
 import argparse
 import ctypes
 import json
-import math
 import subprocess
 import sys
 import tempfile
@@ -26,8 +25,12 @@ import torch
 
 import fgemm
 from fgemm.bench.gpu_timing import paired_times_us, rested_flush_buffer
+from fgemm.bench.metrics import geomean
 from fgemm.bench.operations import normal_gemm
 from fgemm.bench.peaks import gpu_copy_gbps
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_16bit_tables import table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DECODE_SHAPES = ROOT / "python" / "fgemm" / "bench" / "shapes" / "decode.json"
@@ -101,26 +104,16 @@ def box_reader(probe, b, sink, sms, rows, k_blocks, depth):
 
 def time_boxes(probe, sink, sms, flush):
     """{'N x K': {'rows x K blocks x depth': µs}} for B of each BOX_SHAPES."""
-    table = {}
+    times_by_shape = {}
     for n, k in BOX_SHAPES:
         b = torch.randint(-128, 127, (n, k), dtype=torch.int8, device="cuda")
         readers = {f"{rows}x{k_blocks}x{depth}": box_reader(probe, b, sink, sms, rows, k_blocks, depth)
                    for rows, k_blocks, depth in BOXES}
         times = paired_times_us(list(readers.values()), flush, rounds=2, warmup=2, repeats=10)
-        table[f"{n}x{k}"] = dict(zip(readers, times))
+        times_by_shape[f"{n}x{k}"] = dict(zip(readers, times))
         print(f"B {n} x {k} ({n * k / 1e6:.1f} MB), tiles of rows x K blocks per box x boxes in flight: " +
-              " | ".join(f"{name} {us:.1f}" for name, us in table[f"{n}x{k}"].items()), flush=True)
-    return table
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def table(header, rows):
-    """A Markdown table: the header's cells, then the rows' (the first column left-aligned, the others right)."""
-    lines = ["| " + " | ".join(header) + " |", "| --- | " + " | ".join("---:" for _ in header[1:]) + " |"]
-    return lines + ["| " + " | ".join(cells) + " |" for cells in rows]
+              " | ".join(f"{name} {us:.1f}" for name, us in times_by_shape[f"{n}x{k}"].items()), flush=True)
+    return times_by_shape
 
 
 def markdown(result):
@@ -146,7 +139,7 @@ def markdown(result):
                        for name in box_names])
     summary_lines = [f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}"
                      for key, value in summary.items()]
-    return "\n".join(shapes + [""] + readers + [""] + box_table + [""] + summary_lines)
+    return "\n\n".join([shapes, readers, box_table, "\n".join(summary_lines)])
 
 
 def main():

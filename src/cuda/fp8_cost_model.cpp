@@ -182,7 +182,7 @@ void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelCo
   // Warpgroups of a multiple of 16 columns: on an H100, 128 x 120, 104 and 88 tiles were 5-10% slower than
   // 128 x 112 and 96 on the shapes timed.
   const auto unsuited = [&](const KernelConfig& c) {
-    return c.warpgroup_n() > sm90::row_blocks::max_warpgroup_n(c) || c.warpgroup_n() % 16 != 0 ||
+    return c.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN || c.warpgroup_n() % 16 != 0 ||
            (helper_copies_scales && (c.block_n % 32 != 0 || c.block_n > 160)) ||
            (problem.shape.c_in_d && c.warpgroup_n() * c.output_bytes % kLineBytes != 0);
   };

@@ -309,8 +309,10 @@ Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& p
   const bool decode_regime = problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM &&
                              problem.shape.ab_dtype == DType::E4M3 && problem.shape.scaling == detail::Scaling::Block;
   const auto better_tie_breaker = [&](const KernelConfig& c, const KernelConfig& best) {
-    const double share = busy_share(c), best_share = busy_share(best);
-    if (decode_regime && std::abs(share - best_share) > kDecodeBusyShareTie) return share > best_share;
+    if (decode_regime) {
+      const double share = busy_share(c), best_share = busy_share(best);
+      if (std::abs(share - best_share) > kDecodeBusyShareTie) return share > best_share;
+    }
     return useful_area(c) > useful_area(best);
   };
   Cheapest best;

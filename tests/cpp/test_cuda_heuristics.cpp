@@ -324,7 +324,7 @@ TEST(Heuristics, WeightGradientsTakeThreeMathWarpgroupsWhereTheyWin) {
     if (groups < 16) EXPECT_EQ(chosen.block_n, 128) << chosen.name();
   }
   for (const auto& config : candidate_configs(experts, device))
-    EXPECT_LE(config.warpgroup_n(), sm90::row_blocks::max_warpgroup_n(config)) << config.name();
+    EXPECT_LE(config.warpgroup_n(), sm90::row_blocks::kMaxWarpgroupN) << config.name();
 }
 
 // INT8's block recipe takes FP8's tilings where its registers allow: at M = 4096 the tiles of the seed shapes

@@ -256,7 +256,7 @@ TEST(GemmKernelCompile, RowBlocksRecipe) {
         // three (whose tiles widen in steps of 32).
         const int step = config.two_partials() ? 16 : 32;
         const bool widest =
-            config.warpgroup_n() > sm90::row_blocks::max_warpgroup_n(config) - 2 * step || config.block_n == 160;
+            config.warpgroup_n() > sm90::row_blocks::kMaxWarpgroupN - 2 * step || config.block_n == 160;
         if (widest) expect_compiles_cleanly(config);
       }
     }

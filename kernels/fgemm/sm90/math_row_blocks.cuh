@@ -35,7 +35,7 @@ struct RowBlocksMath {
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
 
   static_assert(Mma::N == C::kWarpgroupN, "one wgmma covers a warpgroup's columns");
-  static_assert(C::kWarpgroupN <= row_blocks::max_warpgroup_n(C::kTile),
+  static_assert(C::kWarpgroupN <= row_blocks::kMaxWarpgroupN,
                 "the partials and the accumulators fit the registers");
   static_assert(C::kBlockK == 128, "one K block is one 128-wide block of scales");
 

@@ -20,12 +20,12 @@ constexpr int stage_extra_bytes(const TileConfig& tile) { return sfa_bytes(tile)
 // tensor cores busy.
 constexpr bool two_partials(const TileConfig& tile) { return tile.num_math_warpgroups() == 2; }
 
-// The widest warpgroup whose FP32 accumulators and partials fit the math threads' registers: 128 columns.
-constexpr int max_warpgroup_n(const TileConfig&) { return 128; }
+// The widest warpgroup whose FP32 accumulators and partials fit the math threads' registers, with either schedule.
+constexpr int kMaxWarpgroupN = 128;
 
 // Three math warpgroups of 128 columns each hold 128 FP32 accumulators and a partial of 64 per thread.
 constexpr bool three_of_128_columns(const TileConfig& tile) {
-  return !two_partials(tile) && tile.warpgroup_n() == max_warpgroup_n(tile);
+  return !two_partials(tile) && tile.warpgroup_n() == kMaxWarpgroupN;
 }
 
 // Those take 160 registers and leave the producer 32, which its TMA thread and the helper warp that copies this
