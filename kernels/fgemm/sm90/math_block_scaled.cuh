@@ -198,6 +198,8 @@ struct BlockScaledMath {
       pipe.multiply(current, stage, 0, false);
       const Scales current_scales = read_scales(stage, round);
       promote(previous, scales);
+      // After the promotion, whose work hides the wait for sfa's loads (stage_ring.cuh).
+      stage_loads_done();
       ptx::wgmma_wait_group<0>();
       pipe.release(stage);
       scales = current_scales;
@@ -206,6 +208,7 @@ struct BlockScaledMath {
       pipe.wait(stage, round);
       pipe.multiply(partial, stage, 0, false);
       const Scales current_scales = read_scales(stage, round);
+      stage_loads_done();
       ptx::wgmma_wait_group<0>();
       promote(partial, current_scales, 0);
       pipe.multiply(partial, stage, 1, false);
@@ -217,6 +220,7 @@ struct BlockScaledMath {
       pipe.wait(stage, round);
       pipe.multiply(partial, stage, 0, false);
       const Scales current_scales = read_scales(stage, round);
+      stage_loads_done();
       ptx::wgmma_wait_group<0>();
       pipe.release(stage);
       promote(partial, current_scales);

@@ -121,6 +121,7 @@ struct RowBlocksMath {
       acc[4 * j + 2] = fmaf(p[4 * j + 2], a1 * b0, acc[4 * j + 2]);
       acc[4 * j + 3] = fmaf(p[4 * j + 3], a1 * b1, acc[4 * j + 3]);
     }
+    stage_loads_done();
     pipe.release(stage);
   }
 

@@ -84,6 +84,13 @@ __device__ __forceinline__ void fill_stages(Scheduler scheduler, uint64_t* empty
   }
 }
 
+// Called by a math thread after its last ordinary loads from a stage (the per-K-block math's scales), before the
+// stage goes back. The TMA refills the stage through the async proxy, which the release's arrive does not order
+// after those loads: ptxas issues the arrive while the last of them are outstanding and uses their values after
+// it, and on an H100 refills overwrote 1D1D scales before they had been read (docs/PERFORMANCE.md), as they did in
+// C's ring (epilogue_c_ring.cuh). A proxy fence in each thread makes its loads of the stage complete first.
+__device__ __forceinline__ void stage_loads_done() { ptx::fence_proxy_async_shared(); }
+
 // A math warpgroup's side of the ring: waiting for a stage, multiplying its K block, giving it back. The
 // per-K-block math policy schedules these calls; the operand policies supply the shared-memory descriptors,
 // `Mma` the instruction.
