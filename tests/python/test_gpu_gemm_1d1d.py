@@ -83,8 +83,8 @@ def test_three_math_warpgroups(block_n, mn_major):
 def test_every_call_right_while_stages_refill():
     """One GEMM called again and again against one float64 reference, every element checked each time: the TMA's
     refill of a stage must never overtake a math thread's pending loads of the stage's scales (stage_loads_done in
-    stage_ring.cuh). Without that fence, a 192 x 128 kernel with four stages returned wrong elements in 3 to 25 of
-    25 calls of such shapes on an H100 (docs/PERFORMANCE.md)."""
+    stage_ring.cuh). Without that fence, a 192 x 128 variant with four stages (not shipped) returned wrong elements in
+    3 to 25 of 25 calls of such shapes on an H100 (docs/PERFORMANCE.md)."""
     import fgemm
     from checks_1d1d import MAGNITUDE_TOLERANCE, poisoned, products_and_magnitudes, quantize_rows
     from operands import assert_each_element_close
