@@ -43,9 +43,11 @@ def c_dtype(c_mode, out):
     return out if c_mode in ("d", "c16") else torch.float32
 
 
-def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
+def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0, calls=1):
     """fp8_gemm_nt with sfb [N, ceil(K/128)]: c_mode None (no C), "c" (a separate FP32 C), "c16" (a separate C of
-    d's 16-bit type) or "d" (C is D)."""
+    d's 16-bit type) or "d" (C is D). With calls > 1 (not where C is D, which each call adds to), the GEMM runs that
+    many times into freshly poisoned outputs, each checked against the one reference."""
+    assert calls == 1 or c_mode != "d", "a D that C is accumulates over calls"
     generator = torch.Generator().manual_seed(seed)
     a = torch.randn(m, k, generator=generator).to(device)
     b = torch.randn(n, k, generator=generator).to(device) * 3
@@ -53,18 +55,17 @@ def check_normal(m, n, k, out, device, c_mode=None, mn_major=True, seed=0):
     b8, sfb = quantize_rows(b, mn_major)
     reference, magnitudes = products_and_magnitudes(a8, sfa, b8, sfb)
     c = None
-    if c_mode is None:
-        d = poisoned((m, n), out, device)
-    else:
+    if c_mode is not None:
         c = (torch.randn(m, n, generator=generator) * 16).to(device, c_dtype(c_mode, out))
         reference = reference + c.double()
+    for call in range(calls):
         d = c if c_mode == "d" else poisoned((m, n), out, device)
-    fgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, c, recipe=(1, 1, 128))
-    assert not d.isnan().any(), (m, n, k, out)
-    diff = fgemm.calc_diff(d.double(), reference)
-    assert diff < TOLERANCE[device], (m, n, k, out, c_mode, mn_major, diff)
-    assert_each_element_close(d, reference, magnitudes, MAGNITUDE_TOLERANCE[device],
-                              (m, n, k, out, c_mode, mn_major))
+        fgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, c, recipe=(1, 1, 128))
+        assert not d.isnan().any(), (m, n, k, out, call)
+        diff = fgemm.calc_diff(d.double(), reference)
+        assert diff < TOLERANCE[device], (m, n, k, out, c_mode, mn_major, call, diff)
+        assert_each_element_close(d, reference, magnitudes, MAGNITUDE_TOLERANCE[device],
+                                  (m, n, k, out, c_mode, mn_major, call))
 
 
 def k_grouped_operands(ks, m, n, device, mn_major=True, seed=0):

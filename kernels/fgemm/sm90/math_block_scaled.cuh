@@ -198,7 +198,7 @@ struct BlockScaledMath {
       pipe.multiply(current, stage, 0, false);
       const Scales current_scales = read_scales(stage, round);
       promote(previous, scales);
-      // After the promotion, whose work hides the wait for sfa's loads (stage_ring.cuh).
+      // After the promotion, so that sfa's loads have had its time to complete (stage_ring.cuh).
       stage_loads_done();
       ptx::wgmma_wait_group<0>();
       pipe.release(stage);
