@@ -18,6 +18,12 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t num_thr
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
 }
 
+// Arrives on barrier `id` of `num_threads` threads without waiting: this thread's earlier memory accesses are
+// performed for the threads that wait on it.
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t num_threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
+}
+
 // Barrier `id` over `num_threads` threads that also returns whether `predicate` holds in all of them.
 __device__ __forceinline__ bool named_barrier_and(uint32_t id, uint32_t num_threads, bool predicate) {
   uint32_t all;
@@ -363,6 +369,13 @@ __device__ __forceinline__ float load_shared_f32(uint32_t address) {
 
 __device__ __forceinline__ void load_shared_f32x2(uint32_t address, float& x, float& y) {
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(x), "=f"(y) : "r"(address) : "memory");
+}
+
+__device__ __forceinline__ void load_shared_f32x4(uint32_t address, float& x, float& y, float& z, float& w) {
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+               : "r"(address)
+               : "memory");
 }
 
 __device__ __forceinline__ uint32_t load_shared_u32(uint32_t address) {

@@ -63,6 +63,13 @@ constexpr std::int64_t kDecodeMaxM = 128;
 // larger tile's wider loads win (1 x 7168 x 16384 on an H100: 60.3 µs in 64 x 32 tiles, 52.7 in 64 x 128).
 constexpr double kDecodeBusyShareTie = 0.05;
 
+// In the decode regime a chosen 64-row tile's two math warpgroups take alternate K blocks over all of its columns
+// where they can (TileConfig::alternate_k_blocks: no cluster, no split, no ring of C, the K blocks and the stages
+// multiples of four, and one wgmma's width of columns), each then running half of the K blocks' chains that bound
+// such narrow tiles (docs/PERFORMANCE.md).
+constexpr int kAlternationUnit = 4;
+constexpr int kMaxAlternatingBlockN = 64;
+
 // Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
 // (TileConfig::a_rows).
 constexpr int kTrimmedRowsA[] = {8, 16, 32};
@@ -297,6 +304,22 @@ struct Cheapest {
 // rows the problem has), then no cluster. The models tie where the DRAM bounds every candidate; there, on an H100,
 // tiles that left SMs idle in their last wave ran slower on the decode shapes (128 x 24576 x 1536: 21.4 µs in 64 x
 // 192 tiles, 256 of them in two waves of 132 CTAs, against 24.7 in 64 x 256, 192 tiles; docs/PERFORMANCE.md).
+bool in_decode_regime(const ProblemSize& problem) {
+  return problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM &&
+         problem.shape.ab_dtype == DType::E4M3 && problem.shape.scaling == detail::Scaling::Block;
+}
+
+// The chosen configuration with alternate K blocks, where the decode regime's tile can take them.
+KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig config, const DeviceLimits& device) {
+  if (!in_decode_regime(problem) || config.block_m != 64 || config.block_n > kMaxAlternatingBlockN ||
+      config.cluster_size() != 1 || config.c_slots != 0 || tile_k_blocks(problem, config) % kAlternationUnit != 0)
+    return config;
+  KernelConfig alternating = config;
+  alternating.alternate_k_blocks = true;
+  alternating.num_stages = most_stages(alternating, device) / kAlternationUnit * kAlternationUnit;
+  return alternating.num_stages >= kAlternationUnit ? alternating : config;
+}
+
 template <class Eligible>
 Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& problem, const DeviceLimits& device,
                   Eligible eligible) {
@@ -306,8 +329,7 @@ Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& p
   const auto busy_share = [&](const KernelConfig& c) {
     return double(cluster_tiles(problem, c)) / double(waves_of(problem, c, device) * max_clusters(c, device));
   };
-  const bool decode_regime = problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM &&
-                             problem.shape.ab_dtype == DType::E4M3 && problem.shape.scaling == detail::Scaling::Block;
+  const bool decode_regime = in_decode_regime(problem);
   const auto better_tie_breaker = [&](const KernelConfig& c, const KernelConfig& best) {
     if (decode_regime) {
       const double share = busy_share(c), best_share = busy_share(best);
@@ -359,7 +381,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
                           std::to_string(forced.cluster_n) + ", split-K " + std::to_string(forced.split_k) +
                           ", ring of C " + std::to_string(forced.c_slots) + ") is not a supported configuration"
                     : std::string("fgemm: no kernel configuration fits the device's shared memory"));
-  KernelConfig chosen = *best;
+  KernelConfig chosen = with_alternate_k_blocks(problem, *best, device);
   // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,
   // whose tile count is known only on the device (masked_m).
   const std::int64_t most = max_clusters(chosen, device);

@@ -112,7 +112,8 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "  static constexpr fgemm::sm90::TileConfig value{" << config.block_m << ", " << config.block_n << ", "
       << config.num_stages << ", " << config.cluster_m << ", " << config.cluster_n << ", " << config.output_bytes
       << ", " << config.operand_bytes << ", " << cpp_bool(config.output_f16) << ", " << config.split_k << ", "
-      << config.c_slots << ", " << config.c_bytes << ", " << config.a_rows << "};\n"
+      << config.c_slots << ", " << config.c_bytes << ", " << config.a_rows << ", "
+      << cpp_bool(config.alternate_k_blocks) << "};\n"
       << "};\n"
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "

@@ -198,6 +198,37 @@ TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
     for (const auto& config : candidate_configs(size, device, true, true)) EXPECT_EQ(config.a_rows, 0) << config.name();
 }
 
+// In FP8's decode regime a chosen 64-row tile of at most 64 columns has its math warpgroups take alternate K blocks
+// where the K blocks and its stages are multiples of four, with no cluster, split or ring of C. Its shared memory
+// holds one warpgroup's epilogue memory for the whole tile, and the other warpgroup's FP32 sums.
+TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
+  const DeviceLimits device;
+  for (std::int64_t m : {1, 33, 64, 128}) {
+    for (auto [n, k] : {std::pair{2112, 7168}, std::pair{4096, 7168}, std::pair{7168, 2048}}) {
+      const KernelConfig config = choose_config(problem(m, n, k), device);
+      ASSERT_EQ(config.block_m, 64) << config.name();
+      EXPECT_EQ(config.alternate_k_blocks, config.block_n <= 64) << config.name();
+      if (!config.alternate_k_blocks) continue;
+      EXPECT_EQ(config.num_stages % 4, 0) << config.name();
+      EXPECT_EQ(config.warpgroup_n(), config.block_n) << config.name();
+      KernelConfig split_columns = config;
+      split_columns.alternate_k_blocks = false;
+      EXPECT_EQ(config.epilogue_bytes_per_warpgroup(), 2 * split_columns.epilogue_bytes_per_warpgroup());
+      EXPECT_EQ(config.smem_bytes() - split_columns.smem_bytes(), 64 * config.block_n * 4) << config.name();
+      EXPECT_NE(config.name().find("_alt"), std::string::npos);
+    }
+  }
+  ProblemSize with_c = problem(64, 2112, 7168, true);
+  with_c.shape.has_c = true;
+  ProblemSize in_place = problem(64, 2112, 7168, true);
+  in_place.shape.c_in_d = true;
+  EXPECT_FALSE(choose_config(with_c, device).alternate_k_blocks);
+  EXPECT_TRUE(choose_config(in_place, device).alternate_k_blocks);
+  EXPECT_FALSE(choose_config(problem(64, 2112, 7168 - 128), device).alternate_k_blocks);  // 55 K blocks
+  EXPECT_FALSE(choose_config(problem(129, 2112, 7168), device).alternate_k_blocks);
+  EXPECT_FALSE(choose_config(sixteen_bit(64, 2112, 7168), device).alternate_k_blocks);
+}
+
 // A ring of C takes shared memory from the stages: where a K block is short (128 x 144 and 128 x 176 tiles of
 // 7168 K), the heuristics keep the four stages that cover a load's latency. Beside them, in the memory that D's
 // staging shares with it, the ring holds at least half of C's chunks, so that the epilogue waits for one round of

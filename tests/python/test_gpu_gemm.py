@@ -1,6 +1,7 @@
 """fp8_gemm_nt on a Hopper GPU: correctness against FP64 references on the seed shapes and random shapes."""
 
 import random
+import subprocess
 import threading
 
 import pytest
@@ -9,7 +10,7 @@ import torch
 import fgemm
 from fgemm.bench.tables import load_table
 from gpu_reference import MAX_DIFF, random_operands, reference_gemm
-from sanitizer import assert_sanitizer_clean
+from sanitizer import assert_sanitizer_clean, python_program
 
 pytestmark = pytest.mark.gpu
 
@@ -146,6 +147,55 @@ def test_sfa_the_tma_cannot_load_gives_the_same_bits(m, offset):
     assert torch.equal(d_row, d_other)
 
 
+# Decode shapes whose 64-row tiles have their two math warpgroups take alternate K blocks (TileConfig::
+# alternate_k_blocks, which the heuristics choose for M <= 128 where the K blocks are a multiple of four): one round
+# of stages and several, a ragged N, FP32 accumulated in place, sfa copied by the helper warp, and, with narrow tiles
+# forced, several tiles a CTA (warpgroup 1's sums written again while warpgroup 0 may still read them). Run with the
+# configurations printed, so that the test knows each kernel alternates.
+ALTERNATING_PROGRAM = """
+import contextlib, torch, fgemm
+from gpu_reference import forced_config, random_operands, reference_gemm
+for m, n, k, out, mn_major, tile in [(1, 1000, 2048, "bf16", True, None), (64, 256, 512, "fp32 in place", False, None),
+                                     (33, 2112, 7168, "bf16", False, None),
+                                     (128, 4100, 1024, "fp32 in place", True, None),
+                                     (90, 6000, 512, "bf16", True, (64, 32)),
+                                     (128, 8200, 1024, "bf16", False, (64, 16))]:
+    (a, sfa), (b, sfb) = random_operands(m, n, k)
+    if mn_major:
+        sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    dtype = torch.float32 if out.startswith("fp32") else torch.bfloat16
+    outer = torch.full((m + 3, n + 16), float("nan"), dtype=dtype, device="cuda")
+    d = outer[:m, :n]
+    c = None
+    if out.endswith("in place"):
+        d.copy_(torch.randn(m, n, device="cuda"))
+        c = d
+    reference = reference_gemm(a, sfa, b, sfb, None if c is None else c.clone())
+    with forced_config(*tile, 1, 1) if tile else contextlib.nullcontext():
+        fgemm.fp8_gemm_nt((a, sfa), (b, sfb), d, c=c)
+    torch.cuda.synchronize()
+    diff = fgemm.calc_diff(d, reference)
+    outside = torch.ones_like(outer, dtype=torch.bool)
+    outside[:m, :n] = False
+    print(f"case {m} {n} {k} {out} tile={tile}: calc_diff {diff:.3e}, nan {int(torch.isnan(d).sum())}, "
+          f"beside D written {int((~torch.isnan(outer[outside])).sum())}", flush=True)
+"""
+
+
+def test_alternate_k_blocks_are_right(tmp_path):
+    command, env = python_program(ALTERNATING_PROGRAM, tmp_path)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env={**env, "FGEMM_PRINT_CONFIGS": "1"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    cases = [line for line in result.stdout.splitlines() if line.startswith("case ")]
+    assert len(cases) == 6, result.stdout
+    for line in cases:
+        diff = float(line.split("calc_diff ")[1].split(",")[0])
+        assert diff < MAX_DIFF and line.endswith("nan 0, beside D written 0"), line
+    kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
+    assert len(kernels) == 6 and all(name.endswith("_alt") for name in kernels), result.stderr[-4000:]
+
+
 def test_results_are_deterministic():
     (a, sfa), (b, sfb) = random_operands(4096, 7168, 2048)
     d1 = torch.empty(4096, 7168, dtype=torch.bfloat16, device="cuda")
@@ -223,7 +273,7 @@ def test_scales_on_the_host_are_refused():
 MEMCHECK_PROGRAM = """
 import torch, fgemm
 from gpu_reference import MAX_DIFF, random_operands, reference_gemm
-for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400)]:
+for m, n, k in [(1, 24, 16), (65, 200, 144), (130, 1000, 400), (64, 256, 512)]:
     (a, sfa), (b, sfb) = random_operands(m, n, k)
     d = torch.empty(m, n + 8, dtype=torch.float32, device="cuda")[:, :n]
     c = torch.randn(m, n, device="cuda")
@@ -256,12 +306,13 @@ def test_compute_sanitizer_memcheck_is_clean(tmp_path):
 
 
 # Small shapes (racecheck follows every shared-memory access): one K block and several, a ragged N, C, C as D
-# (FP32, and BF16 through C's ring), both sfa layouts (the TMA's and the helper warp's), both output types, and a
-# cluster.
+# (FP32, and BF16 through C's ring), both sfa layouts (the TMA's and the helper warp's), both output types, a
+# cluster, and alternate K blocks (64 x 256 x 512 in place).
 RACECHECK_PROGRAM = """
 import contextlib, torch, fgemm
 from gpu_reference import forced_config, random_operands, reference_gemm
 for m, n, k, out, mn_major, config in [(64, 128, 128, "bf16", True, None), (130, 200, 512, "fp32 + c", False, None),
+                                       (64, 256, 512, "fp32 in place", False, None),
                                        (130, 264, 256, "fp32 in place", True, None),
                                        (130, 264, 256, "bf16 in place", False, None),
                                        (200, 256, 384, "bf16", True, (128, 256, 1, 1)),

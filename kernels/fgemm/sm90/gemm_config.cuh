@@ -41,6 +41,12 @@ struct GemmConfig {
   static constexpr uint32_t kWarpgroupCols = kTile.warpgroup_cols();
   static constexpr uint32_t kWarpgroupN = kTile.warpgroup_n();
   static constexpr uint32_t kNumThreads = kTile.num_threads();
+  // The two math warpgroups take alternate K blocks of the tile (alternating_k_blocks.cuh).
+  static constexpr bool kAlternateKBlocks = kTile.alternate_k_blocks;
+  static constexpr uint32_t kWarpgroupsPerKBlock = kTile.warpgroups_per_k_block();
+  static constexpr uint32_t kStoringWarpgroups = kTile.storing_warpgroups();
+  // A math warpgroup multiplies every kWarpgroupKStride-th K block of a tile.
+  static constexpr uint32_t kWarpgroupKStride = kAlternateKBlocks ? 2 : 1;
   // The K blocks of the problem, and those each CTA multiplies per tile (all of them, or its split's share).
   static constexpr uint32_t kProblemKBlocks = ceil_div(kShapeK, kBlockK);
   static constexpr uint32_t kNumKBlocks = kProblemKBlocks / kSplitK;
@@ -69,7 +75,7 @@ struct GemmConfig {
   static constexpr uint32_t kCSlots = kTile.c_slots;
   static constexpr uint32_t kCBytes = kTile.c_bytes;
   static constexpr uint32_t kCChunkCols = kTile.c_chunk_cols();
-  static constexpr uint32_t kSplitKSumsBytes = kTile.split_k_sums_bytes();
+  static constexpr uint32_t kSumsBytes = kTile.sums_bytes();
   // TMA stores clip at the edge of D in 16-byte units: where a row of D does not end on one, the tile at
   // that edge is stored element by element.
   static constexpr bool kRaggedN = kShapeN * kOutputBytes % 16 != 0;
@@ -86,6 +92,13 @@ struct GemmConfig {
   static_assert(!kPackedD || (kLayout == Layout::ContiguousPsum && kSplitK == 1), "packed D: the psum layout");
   static_assert(kTile.a_rows == 0 || (kLayout == Layout::Normal && kClusterN == 1 && kBlockM % kTile.a_rows == 0),
                 "fewer rows of A than a tile: the normal layout, A not multicast");
+  // Alternate K blocks: each warpgroup's stages are those of its K blocks' parity, and every warpgroup's last
+  // block has the parity of the tile's last (where a step's math depends on it: two partial accumulators).
+  static_assert(!kAlternateKBlocks || (kBlockM == 64 && kNumMathWarpgroups == 2 && kClusterSize == 1 &&
+                                       kCSlots == 0 && kLayout == Layout::Normal && kNumStages % 4 == 0 &&
+                                       kNumKBlocks % 4 == 0),
+                "alternate K blocks: 64-row tiles of the normal layout, one CTA, no ring of C, the stages and the K "
+                "blocks multiples of four");
   static_assert(kBlockN % kWarpgroupCols == 0, "BLOCK_N splits evenly between the warpgroups");
   static_assert(kStagedCols % 8 == 0, "a staging pass is whole 8-column groups of the accumulators");
   static_assert(kStagedCols * kOutputBytes % 16 == 0, "staged rows of D are whole 16-byte units");

@@ -13,14 +13,15 @@
 // One CTA per SM walks its tiles (persistent), with clusters of two CTAs optionally sharing an operand by TMA
 // multicast, or with clusters of up to eight CTAs sharing each tile's K loop (split-K, split_k_reduction.cuh).
 // Warpgroups: two or three math warpgroups (three for 192-row tiles), each owning a 64 x kWarpgroupN part of the
-// tile; and the producer (the last warpgroup), whose first thread streams the K blocks
-// of A and B of every tile through a ring of kNumStages shared-memory stages with the TMA, and whose second warp
-// may help the math policy fill its stages.
+// tile, or two taking alternate K blocks of a 64-row tile (alternating_k_blocks.cuh); and the producer (the last
+// warpgroup), whose first thread streams the K blocks of A and B of every tile through a ring of kNumStages
+// shared-memory stages with the TMA, and whose second warp may help the math policy fill its stages.
 #pragma once
 
 #include "fgemm/common.cuh"
 #include "fgemm/gemm_params.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/alternating_k_blocks.cuh"
 #include "fgemm/sm90/epilogue_store.cuh"
 #include "fgemm/sm90/epilogue_transform.cuh"
 #include "fgemm/sm90/gemm_config.cuh"
@@ -49,36 +50,36 @@ struct GemmKernel {
                 "a stage loads whole boxes of each operand");
   using Sched = Scheduler<C::kLayout, C::kBlockM, C::kBlockN, C::kShapeN, C::kBandM, C::kClusterM, C::kClusterN>;
 
-  // Shared memory: each math warpgroup's epilogue memory (D's staging, and C's ring in the same bytes), A's and B's
-  // stages, each buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA and wgmma
-  // address it from there); the math policy's stage buffers; split-K's sums, read and written 16 bytes at a time,
-  // on a 16-byte boundary, which the barriers after them (8 bytes each, as many as the stages, C's slots and
-  // split-K take) would not keep; then the barriers.
+  // Shared memory: each storing math warpgroup's epilogue memory (D's staging, and C's ring in the same bytes), A's
+  // and B's stages, each buffer on a 1024-byte boundary, where the 128-byte swizzle's pattern starts (the TMA and
+  // wgmma address it from there); the math policy's stage buffers; the sums of split-K or of alternate K blocks,
+  // read and written 16 bytes at a time, on a 16-byte boundary, which the barriers after them (8 bytes each, as
+  // many as the stages, C's slots and split-K take) would not keep; then the barriers.
   struct SharedMemory {
     uint8_t* epilogue;
     uint8_t* a;
     uint8_t* b;
     uint8_t* extra;
-    uint8_t* split_k_sums;
+    uint8_t* sums;
     uint64_t* full;
     uint64_t* empty;
     uint64_t* c_full;
     uint64_t* split_k_barriers;
 
     static_assert(C::kEpilogueBytesPerWarpgroup % 1024 == 0 && C::kSmemA % 1024 == 0 && C::kSmemB % 1024 == 0 &&
-                      Math::kStageExtraBytes % 16 == 0 && C::kSplitKSumsBytes % 16 == 0,
-                  "the buffers start on 1024-byte boundaries, and split-K's sums on a 16-byte one");
+                      Math::kStageExtraBytes % 16 == 0 && C::kSumsBytes % 16 == 0,
+                  "the buffers start on 1024-byte boundaries, and the sums on a 16-byte one");
 
     __device__ __forceinline__ explicit SharedMemory(uint8_t* base)
         : epilogue(base),
-          a(epilogue + C::kNumMathWarpgroups * C::kEpilogueBytesPerWarpgroup),
+          a(epilogue + C::kStoringWarpgroups * C::kEpilogueBytesPerWarpgroup),
           b(a + kNumStages * C::kSmemA),
           extra(b + kNumStages * C::kSmemB),
-          split_k_sums(extra + kNumStages * Math::kStageExtraBytes),
-          full(reinterpret_cast<uint64_t*>(split_k_sums + C::kSplitKSumsBytes)),
+          sums(extra + kNumStages * Math::kStageExtraBytes),
+          full(reinterpret_cast<uint64_t*>(sums + C::kSumsBytes)),
           empty(full + kNumStages),
           c_full(empty + kNumStages),
-          split_k_barriers(c_full + C::kNumMathWarpgroups * C::kCSlots) {}
+          split_k_barriers(c_full + C::kStoringWarpgroups * C::kCSlots) {}
   };
 
   // The TMA thread of the producer warpgroup: streams the K blocks of A and B (and what the math policy loads
@@ -167,8 +168,13 @@ struct GemmKernel {
     // Read through a shuffle, so that ptxas knows it is warp-uniform: the descriptors below then live in
     // uniform registers.
     const uint32_t warpgroup = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);
-    const uint32_t wg_row = warpgroup / C::kWarpgroupCols;
-    const uint32_t wg_col = warpgroup % C::kWarpgroupCols;
+    // The part of the tile this warpgroup multiplies and stores; with alternate K blocks both multiply all of it,
+    // each the K blocks of its parity, and warpgroup 0 alone stores it.
+    const uint32_t tile_part = C::kAlternateKBlocks ? 0 : warpgroup;
+    const uint32_t k_parity = C::kAlternateKBlocks ? warpgroup : 0;
+    const bool stores = !C::kAlternateKBlocks || warpgroup == 0;
+    const uint32_t wg_row = tile_part / C::kWarpgroupCols;
+    const uint32_t wg_col = tile_part % C::kWarpgroupCols;
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
     const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
@@ -180,11 +186,11 @@ struct GemmKernel {
         OperandB::descriptor(ptx::smem_address(smem.b) + wg_col * C::kWarpgroupN * kRowBytes),
         0,
         lane};
-    uint8_t* staging = smem.epilogue + warpgroup * C::kEpilogueBytesPerWarpgroup;
-    const CRingMemory c_ring{staging, smem.c_full + warpgroup * C::kCSlots, tmap_c};
-    Math math(params, smem.extra, wg_row, row_in_wg);
+    uint8_t* staging = smem.epilogue + tile_part * C::kEpilogueBytesPerWarpgroup;
+    const CRingMemory c_ring{staging, smem.c_full + tile_part * C::kCSlots, tmap_c};
+    Math math(params, smem.extra, wg_row, row_in_wg, k_parity);
     Transform transform;
-    SplitKReduction<C> split_k(smem.split_k_sums, smem.split_k_barriers, rank);
+    SplitKReduction<C> split_k(smem.sums, smem.split_k_barriers, rank);
     // Split-K: the rows of the warps another CTA of the cluster reduces are neither stored here nor read row by
     // row for the epilogue (INT8's scales; C comes in boxes of the warpgroup's rows).
     const bool stores_rows = C::kSplitK == 1 || split_k.owns(warp);
@@ -215,16 +221,24 @@ struct GemmKernel {
           params, group, input_row0, input_row1, n_base, {m_base, n_base, group, 1 + warpgroup}, c_ring};
 
       // ---------------------------------------------------------------- the K loop
-      if (tile.valid) transform.begin_tile(epilogue_tile);
+      if (tile.valid && stores) transform.begin_tile(epilogue_tile);
       math.begin_tile(group, n_base, tile.k_begin / C::kBlockK);
-      if constexpr (C::kLayout == Layout::KGrouped)
+      if constexpr (C::kLayout == Layout::KGrouped) {
         expert_k_loop(math, pipe, ceil_div(tile.k_len, C::kBlockK));
-      else
+      } else if constexpr (C::kAlternateKBlocks) {
+        if (warpgroup == 0)
+          AlternatingKBlocks<C>::template k_loop<0>(math, pipe);
+        else
+          AlternatingKBlocks<C>::template k_loop<1>(math, pipe);
+      } else {
         k_loop(math, pipe);
+      }
 
       // ---------------------------------------------------------------- the epilogue
       if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, warpgroup, m_base + warp % 4 * 16 < rows);
-      if (!tile.valid) continue;  // a filler tile that kept a cluster partner company
+      if constexpr (C::kAlternateKBlocks)
+        AlternatingKBlocks<C>::add_sums(math.acc, ptx::smem_address(smem.sums), warpgroup);
+      if (!tile.valid || !stores) continue;  // a filler tile that kept a cluster partner company, or no part of D
       transform.apply(math.acc, epilogue_tile);
       // Grouped layouts write only their rows: rows past masked_m, and padding rows (m_indices -1) of the
       // contiguous layout, keep what D held; rows whose m_indices disagrees with the tile's expert (segments
@@ -299,12 +313,12 @@ struct GemmKernel {
       for (uint32_t s = 0; s < kNumStages; ++s) {
         // The TMA thread's arrival (with the bytes it expects), and the math policy's helper warp's.
         ptx::mbarrier_init(&smem.full[s], 1 + Math::kHelperArrivals);
-        // One arrival per math warp of every CTA of the multicast cluster: a stage is refilled (possibly by a
-        // peer's multicast) only once all of them are done with it.
-        ptx::mbarrier_init(&smem.empty[s], C::kNumMathWarpgroups * 4 * C::kMulticastSize);
+        // One arrival per math warp that multiplies the stage's K block, of every CTA of the multicast cluster: a
+        // stage is refilled (possibly by a peer's multicast) only once all of them are done with it.
+        ptx::mbarrier_init(&smem.empty[s], C::kWarpgroupsPerKBlock * 4 * C::kMulticastSize);
       }
       // One arrival, the TMA's expected bytes, per chunk of C's rings.
-      for (uint32_t s = 0; s < C::kNumMathWarpgroups * C::kCSlots; ++s) ptx::mbarrier_init(&smem.c_full[s], 1);
+      for (uint32_t s = 0; s < C::kStoringWarpgroups * C::kCSlots; ++s) ptx::mbarrier_init(&smem.c_full[s], 1);
       if constexpr (C::kSplitK > 1) SplitKReduction<C>::init_barriers(smem.split_k_barriers);
       ptx::fence_barrier_init();
     }

@@ -114,12 +114,16 @@ struct BlockScaledMath {
   uint32_t first_block_cols;  // columns [0, this) of the warpgroup use the first sfb block, the rest the second
   ScalesB next_sfb;
   Scales scales;  // with two partials: the scales of the block whose promotion is pending
+  // The first of the tile's K blocks this warpgroup multiplies (its parity, where the warpgroups alternate).
+  uint32_t first_block;
 
   // The stage buffer of sfa starts at `smem_extra`; this thread's rows are row_in_wg and row_in_wg + 8 of the
   // warpgroup's 64 (the wgmma fragment layout), in warpgroup row wg_row of the tile.
   __device__ __forceinline__ BlockScaledMath(const GemmParams& params, const uint8_t* smem_extra, uint32_t wg_row,
-                                                uint32_t row_in_wg)
-      : params(params), sfa_address(ptx::smem_address(smem_extra) + (wg_row * 64 + row_in_wg) * 4) {}
+                                                uint32_t row_in_wg, uint32_t k_parity)
+      : params(params),
+        sfa_address(ptx::smem_address(smem_extra) + (wg_row * 64 + row_in_wg) * 4),
+        first_block(k_parity) {}
 
   // Two math warpgroups have the registers to read sfb a K block ahead, so that its latency hides behind a
   // whole block (4-7% on the masked K = 2048 seed shapes); three read it in the block's own step.
@@ -138,7 +142,7 @@ struct BlockScaledMath {
     const uint32_t kb = round * C::kNumStages + stage;
     const uint32_t sfa = sfa_address + stage * C::kBlockM * 4;
     const ScalesB sfb = kSfbAhead ? next_sfb : load_sfb(kb);
-    if constexpr (kSfbAhead) next_sfb = load_sfb(min_of(kb + 1, C::kNumKBlocks - 1));
+    if constexpr (kSfbAhead) next_sfb = load_sfb(min_of(kb + C::kWarpgroupKStride, C::kNumKBlocks - 1));
     return Scales{ptx::load_shared_f32(sfa), ptx::load_shared_f32(sfa + 8 * 4), sfb.b0, sfb.b1};
   }
 
@@ -153,7 +157,7 @@ struct BlockScaledMath {
                              0);
     sfb_second_block = (nb1 - nb0) * static_cast<uint32_t>(params.sfb_n_stride);
     first_block_cols = 128 - n_base % 128;
-    if constexpr (kSfbAhead) next_sfb = load_sfb(0);
+    if constexpr (kSfbAhead) next_sfb = load_sfb(first_block);
 #pragma unroll
     for (uint32_t i = 0; i < kFragments; ++i) acc[i] = 0.0f;
     if constexpr (kTwoPartials) {

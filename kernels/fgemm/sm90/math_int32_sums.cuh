@@ -31,9 +31,12 @@ struct Int32SumsMath {
   Sums sums;
   float acc[kFragments];
 
+  // Alternate K blocks would add two warpgroups' sums after their conversion, which D int32's bits do not allow.
+  static_assert(!C::kAlternateKBlocks, "the warpgroups' INT32 sums are never added as FP32");
+
   __device__ __forceinline__ Int32SumsMath(const GemmParams& params, const uint8_t* smem_extra, uint32_t wg_row,
-                                           uint32_t row_in_wg)
-      : sums(params, smem_extra, wg_row, row_in_wg) {}
+                                           uint32_t row_in_wg, uint32_t k_parity)
+      : sums(params, smem_extra, wg_row, row_in_wg, k_parity) {}
 
   __device__ __forceinline__ void begin_tile(uint32_t group, uint32_t n_base, uint32_t first_k_block) {
     sums.begin_tile(group, n_base, first_k_block);

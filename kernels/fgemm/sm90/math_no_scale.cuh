@@ -32,7 +32,7 @@ struct NoScaleMath {
   Accumulator acc[kFragments];
   uint32_t stage_in_flight = kNoStage;  // the stage whose MMAs may still run
 
-  __device__ __forceinline__ NoScaleMath(const GemmParams&, const uint8_t*, uint32_t, uint32_t) {}
+  __device__ __forceinline__ NoScaleMath(const GemmParams&, const uint8_t*, uint32_t, uint32_t, uint32_t) {}
 
   // Zeroed here rather than by the first MMA, so that a tile with no K blocks (an empty expert of the
   // k-grouped layout) stores zeros (or C).

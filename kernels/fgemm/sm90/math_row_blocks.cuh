@@ -38,6 +38,7 @@ struct RowBlocksMath {
   static_assert(C::kWarpgroupN <= row_blocks::kMaxWarpgroupN,
                 "the partials and the accumulators fit the registers");
   static_assert(C::kBlockK == 128, "one K block is one 128-wide block of scales");
+  static_assert(!C::kAlternateKBlocks, "each warpgroup reads its own columns' scales of B from every stage");
 
   // ------------------------------------------------------------------ producer side
 
@@ -94,7 +95,7 @@ struct RowBlocksMath {
   // Fragment i of a thread holds row (i / 2 % 2 ? row1 : row0) of the warpgroup and its column
   // (i / 4) * 8 + (lane % 4) * 2 + i % 2: the thread's scales of B are pairs, 8 columns apart.
   __device__ __forceinline__ RowBlocksMath(const GemmParams&, const uint8_t* smem_extra, uint32_t wg_row,
-                                           uint32_t row_in_wg)
+                                           uint32_t row_in_wg, uint32_t)
       : sfa_address(ptx::smem_address(smem_extra) + (wg_row * 64 + row_in_wg) * 4),
         sfb_address(ptx::smem_address(smem_extra) + kSfbOffset +
                     ((threadIdx.x / 128 % C::kWarpgroupCols) * C::kWarpgroupN + threadIdx.x % 4 * 2) * 4) {}

@@ -27,7 +27,7 @@ struct SplitKReduction {
   static constexpr uint32_t kWarpgroupBytes = kFragments / 4 * kQuadBytes;
   static constexpr uint32_t kArrivals = (C::kSplitK - 1) * C::kNumMathWarpgroups;
   static_assert(kFragments % 4 == 0, "a warpgroup's sums are whole quadruples");
-  static_assert(C::kSplitK == 1 || C::kNumMathWarpgroups * kWarpgroupBytes + 2 * 8 == C::kTile.split_k_bytes(),
+  static_assert(C::kSplitK == 1 || C::kNumMathWarpgroups * kWarpgroupBytes == C::kSumsBytes,
                 "the host's shared-memory size of split-K agrees with the kernel's");
 
   uint32_t sums;  // shared-memory address of this CTA's sums

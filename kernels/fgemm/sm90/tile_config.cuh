@@ -38,15 +38,26 @@ struct TileConfig {
   // warpgroup: the stage's other rows hold whatever they held, and the accumulator rows they make are never
   // stored.
   int a_rows = 0;
+  // The two math warpgroups of a 64-row tile take alternate K blocks over all of its columns, rather than half of
+  // its columns over every K block, and add their sums before the epilogue (alternating_k_blocks.cuh). On the
+  // narrow tiles of decode shapes a K block's chain in a warpgroup (its stage's wait, its MMAs' latency, the
+  // promotion, the release) bounds the kernel, and each warpgroup then runs half as many.
+  bool alternate_k_blocks = false;
 
   // One K block is one 128-byte swizzle row of A and B.
   constexpr int block_k() const { return 128 / operand_bytes; }
 
-  // The math warpgroups split the tile: three along M (BLOCK_M 192), two along M (128) or two along N (64).
+  // The math warpgroups split the tile: three along M (BLOCK_M 192), two along M (128) or two along N (64), or
+  // take alternate K blocks of a 64-row tile.
   constexpr int num_math_warpgroups() const { return block_m == 192 ? 3 : 2; }
   constexpr int num_threads() const { return 128 * (num_math_warpgroups() + 1); }
   constexpr int warpgroup_rows() const { return block_m / 64; }
-  constexpr int warpgroup_cols() const { return num_math_warpgroups() / warpgroup_rows(); }
+  constexpr int warpgroup_cols() const {
+    return alternate_k_blocks ? 1 : num_math_warpgroups() / warpgroup_rows();
+  }
+  // The warpgroups that multiply each K block (and give its stage back), and those that store a part of D.
+  constexpr int warpgroups_per_k_block() const { return alternate_k_blocks ? 1 : num_math_warpgroups(); }
+  constexpr int storing_warpgroups() const { return alternate_k_blocks ? 1 : num_math_warpgroups(); }
   constexpr int warpgroup_n() const { return block_n / warpgroup_cols(); }
   // The split most kernels take: 128 x 40 + 256 x 232 with two math warpgroups, 128 x 40 + 384 x 152 with three.
   // The producer's 40 leave its helper warp, which copies scales where the TMA cannot load them, room to spare.
@@ -100,20 +111,22 @@ struct TileConfig {
     return ring > smem_d_per_warpgroup() ? ring : smem_d_per_warpgroup();
   }
 
-  // Split-K: each CTA's FP32 sums of the tile, which its peers read, and two barriers (its sums are ready,
-  // its peers are done reading them).
-  constexpr int split_k_sums_bytes() const { return split_k > 1 ? block_m * block_n * 4 : 0; }
-  constexpr int split_k_bytes() const { return split_k > 1 ? split_k_sums_bytes() + 2 * 8 : 0; }
+  // The tile's sums that another party adds: split-K's FP32 sums of each CTA, which its peers read, and two
+  // barriers (its sums are ready, its peers are done reading them); alternate K blocks' sums of the second math
+  // warpgroup, which the first reads.
+  constexpr int sums_bytes() const { return split_k > 1 || alternate_k_blocks ? block_m * block_n * 4 : 0; }
+  constexpr int split_k_barrier_bytes() const { return split_k > 1 ? 2 * 8 : 0; }
 
-  // Shared memory: each warpgroup's epilogue memory (D's staging and C's ring), then per stage a K block of A and
-  // of B and `stage_extra_bytes` that the per-K-block math loads with them (FP8: the scales of A), split-K's sums,
-  // then a full and an empty barrier per stage, a barrier per chunk of C's rings, and split-K's.
+  // Shared memory: each storing warpgroup's epilogue memory (D's staging and C's ring), then per stage a K block of
+  // A and of B and `stage_extra_bytes` that the per-K-block math loads with them (FP8: the scales of A), the sums
+  // (split-K's or alternate K blocks'), then a full and an empty barrier per stage, a barrier per chunk of C's
+  // rings, and split-K's.
   constexpr int stage_bytes(int stage_extra_bytes) const {
     return (block_m + block_n) * block_k() * operand_bytes + stage_extra_bytes;
   }
   constexpr int smem_bytes(int stage_extra_bytes) const {
-    return num_math_warpgroups() * epilogue_bytes_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
-           num_stages * 2 * 8 + num_math_warpgroups() * c_slots * 8 + split_k_bytes();
+    return storing_warpgroups() * epilogue_bytes_per_warpgroup() + num_stages * stage_bytes(stage_extra_bytes) +
+           sums_bytes() + num_stages * 2 * 8 + storing_warpgroups() * c_slots * 8 + split_k_barrier_bytes();
   }
 };
 
