@@ -14,6 +14,7 @@
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
 #include "fgemm/sm90/stage_ring.cuh"
+#include "fgemm/sm90/warpgroup_sums.cuh"
 
 namespace fgemm::sm90 {
 
@@ -23,9 +24,6 @@ struct AlternatingKBlocks {
   // Named barriers beside the epilogue's (1 + warpgroup): warpgroup 1's sums are written; warpgroup 0 has read them.
   static constexpr uint32_t kSumsWrittenBarrier = 1 + C::kNumMathWarpgroups;
   static constexpr uint32_t kSumsReadBarrier = kSumsWrittenBarrier + 1;
-  // Warpgroup 1's sums: fragment quadruples one after another, each the 128 threads' in thread order (16 bytes a
-  // thread), so that a warp's stores and loads cover 512 contiguous bytes, free of bank conflicts.
-  static constexpr uint32_t kQuadBytes = 128 * 16;
 
   // The K loop of warpgroup kParity over its K blocks of a tile.
   template <uint32_t kParity, class Math, class Pipe>
@@ -49,14 +47,11 @@ struct AlternatingKBlocks {
   // overwrites; warpgroup 0 goes on to the epilogue.
   template <uint32_t kFragments>
   __device__ __forceinline__ static void add_sums(float (&acc)[kFragments], uint32_t sums, uint32_t warpgroup) {
-    static_assert(kFragments % 4 == 0 && kFragments / 4 * kQuadBytes == C::kSumsBytes,
-                  "the sums are whole quadruples of the tile's columns, as the host sized them");
-    const uint32_t address = sums + (threadIdx.x % 128) * 16;
+    using Sums = WarpgroupSums<kFragments>;
+    static_assert(Sums::kBytes == C::kSumsBytes, "warpgroup 1's sums take the shared memory the host gave them");
+    const uint32_t address = Sums::thread_address(sums);
     if (warpgroup == 1) {
-#pragma unroll
-      for (uint32_t q = 0; q < kFragments / 4; ++q)
-        ptx::store_shared_f32x4(address + q * kQuadBytes, acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
-                                acc[4 * q + 3]);
+      Sums::store(address, acc);
       ptx::named_barrier_arrive(kSumsWrittenBarrier, 256);
       ptx::named_barrier_sync(kSumsReadBarrier, 256);
     } else {
@@ -64,7 +59,7 @@ struct AlternatingKBlocks {
 #pragma unroll
       for (uint32_t q = 0; q < kFragments / 4; ++q) {
         float v[4];
-        ptx::load_shared_f32x4(address + q * kQuadBytes, v[0], v[1], v[2], v[3]);
+        ptx::load_shared_f32x4(address + q * Sums::kQuadBytes, v[0], v[1], v[2], v[3]);
 #pragma unroll
         for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] += v[e];
       }

@@ -15,19 +15,16 @@
 
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/warpgroup_sums.cuh"
 
 namespace fgemm::sm90 {
 
 template <class C>
 struct SplitKReduction {
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
-  // A warpgroup's sums: fragment quadruples one after another, each the 128 threads' in thread order (16 bytes
-  // a thread), so that a warp's stores and loads cover 512 contiguous bytes, free of bank conflicts.
-  static constexpr uint32_t kQuadBytes = 128 * 16;
-  static constexpr uint32_t kWarpgroupBytes = kFragments / 4 * kQuadBytes;
+  using Sums = WarpgroupSums<kFragments>;
   static constexpr uint32_t kArrivals = (C::kSplitK - 1) * C::kNumMathWarpgroups;
-  static_assert(kFragments % 4 == 0, "a warpgroup's sums are whole quadruples");
-  static_assert(C::kSplitK == 1 || C::kNumMathWarpgroups * kWarpgroupBytes == C::kSumsBytes,
+  static_assert(C::kSplitK == 1 || C::kNumMathWarpgroups * Sums::kBytes == C::kSumsBytes,
                 "the host's shared-memory size of split-K agrees with the kernel's");
 
   uint32_t sums;  // shared-memory address of this CTA's sums
@@ -52,16 +49,10 @@ struct SplitKReduction {
   // becomes the sum over every split. `rows_needed`: whether the warp has rows to store at all (warp-uniform);
   // its sums are neither written nor read otherwise.
   __device__ __forceinline__ void reduce(float (&acc)[kFragments], uint32_t warpgroup, bool rows_needed) {
-    const uint32_t thread = threadIdx.x % 128;
-    const uint32_t address = sums + warpgroup * kWarpgroupBytes + thread * 16;
+    const uint32_t address = Sums::thread_address(sums + warpgroup * Sums::kBytes);
     // The peers have read the previous tile's sums (a fresh barrier passes parity 1 at once).
     ptx::mbarrier_wait_cluster(read, (tiles & 1) ^ 1);
-    if (rows_needed) {
-#pragma unroll
-      for (uint32_t q = 0; q < kFragments / 4; ++q)
-        ptx::store_shared_f32x4(address + q * kQuadBytes, acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
-                                acc[4 * q + 3]);
-    }
+    if (rows_needed) Sums::store(address, acc);
     arrive_on_peers(ready, warpgroup);
     ptx::mbarrier_wait_cluster(ready, tiles & 1);
     if (rows_needed && owns(threadIdx.x / 32)) {
@@ -72,7 +63,7 @@ struct SplitKReduction {
 #pragma unroll
         for (uint32_t q = 0; q < kFragments / 4; ++q) {
           float v[4];
-          ptx::load_cluster_f32x4(peer_address + q * kQuadBytes, v[0], v[1], v[2], v[3]);
+          ptx::load_cluster_f32x4(peer_address + q * Sums::kQuadBytes, v[0], v[1], v[2], v[3]);
 #pragma unroll
           for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] = r == 0 ? v[e] : acc[4 * q + e] + v[e];
         }
