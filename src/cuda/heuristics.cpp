@@ -299,11 +299,7 @@ struct Cheapest {
   double cost = 0;
 };
 
-// The candidate of least estimated cost among those `eligible` keeps. Ties: in FP8's decode regime, the one whose
-// waves keep a larger share of the SMs busy (by more than kDecodeBusyShareTie); then the larger tile (counting only
-// rows the problem has), then no cluster. The models tie where the DRAM bounds every candidate; there, on an H100,
-// tiles that left SMs idle in their last wave ran slower on the decode shapes (128 x 24576 x 1536: 21.4 µs in 64 x
-// 192 tiles, 256 of them in two waves of 132 CTAs, against 24.7 in 64 x 256, 192 tiles; docs/PERFORMANCE.md).
+// Whether the problem is in FP8's decode regime (kDecodeMaxM).
 bool in_decode_regime(const ProblemSize& problem) {
   return problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM &&
          problem.shape.ab_dtype == DType::E4M3 && problem.shape.scaling == detail::Scaling::Block;
@@ -320,6 +316,11 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
   return alternating.num_stages >= kAlternationUnit ? alternating : config;
 }
 
+// The candidate of least estimated cost among those `eligible` keeps. Ties: in FP8's decode regime, the one whose
+// waves keep a larger share of the SMs busy (by more than kDecodeBusyShareTie); then the larger tile (counting only
+// rows the problem has), then no cluster. The models tie where the DRAM bounds every candidate; there, on an H100,
+// tiles that left SMs idle in their last wave ran slower on the decode shapes (128 x 24576 x 1536: 21.4 µs in 64 x
+// 192 tiles, 256 of them in two waves of 132 CTAs, against 24.7 in 64 x 256, 192 tiles; docs/PERFORMANCE.md).
 template <class Eligible>
 Cheapest cheapest(const std::vector<KernelConfig>& configs, const ProblemSize& problem, const DeviceLimits& device,
                   Eligible eligible) {
