@@ -56,8 +56,8 @@ constexpr int kMaxInt8BlockColumnsWithBias = 88;
 constexpr int kMaxInt8BlockColumnsThreeStages = 96;
 constexpr int kMaxInt8ColumnsWithInputs = 128;
 
-// The decode regime of FP8's block recipe: the normal layout with at most two 64-row tiles of M, where the DRAM
-// bounds every candidate and the cost models tie (cheapest).
+// The decode regime of the block recipe (FP8 and INT8): the normal layout with at most two 64-row tiles of M, where
+// the DRAM bounds every candidate and the cost models tie (cheapest).
 constexpr std::int64_t kDecodeMaxM = 128;
 // Shares of busy SMs this close count as equal: over many waves every tile keeps nearly all of them busy, and the
 // larger tile's wider loads win (1 x 7168 x 16384 on an H100: 60.3 µs in 64 x 32 tiles, 52.7 in 64 x 128).
@@ -66,7 +66,8 @@ constexpr double kDecodeBusyShareTie = 0.05;
 // In the decode regime a chosen 64-row tile's two math warpgroups take alternate K blocks over all of its columns
 // where they can (TileConfig::alternate_k_blocks: no cluster, no split, no ring of C, the K blocks and the stages
 // multiples of four, and one wgmma's width of columns), each then running half of the K blocks' chains that bound
-// such narrow tiles (docs/PERFORMANCE.md).
+// such narrow tiles (docs/PERFORMANCE.md). The 16-bit kinds' decode tiles, which move twice the bytes per element,
+// ran no faster alternating on an H100 (within 1% on the 32 rows of M <= 128), and keep their columns split.
 constexpr int kAlternationUnit = 4;
 constexpr int kMaxAlternatingBlockN = 64;
 
@@ -299,13 +300,14 @@ struct Cheapest {
   double cost = 0;
 };
 
-// Whether the problem is in FP8's decode regime (kDecodeMaxM).
+// Whether the problem is in the decode regime of the block recipe, FP8's or INT8's (kDecodeMaxM).
 bool in_decode_regime(const ProblemSize& problem) {
-  return problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM &&
-         problem.shape.ab_dtype == DType::E4M3 && problem.shape.scaling == detail::Scaling::Block;
+  const bool eight_bit = problem.shape.ab_dtype == DType::E4M3 || problem.shape.ab_dtype == DType::I8;
+  return problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM && eight_bit &&
+         problem.shape.scaling == detail::Scaling::Block;
 }
 
-// The chosen configuration with alternate K blocks, where the decode regime's tile can take them.
+// The chosen configuration with alternate K blocks, where its 64-row tile can take them.
 KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig config, const DeviceLimits& device) {
   if (!in_decode_regime(problem) || config.block_m != 64 || config.block_n > kMaxAlternatingBlockN ||
       config.cluster_size() != 1 || config.c_slots != 0 || tile_k_blocks(problem, config) % kAlternationUnit != 0)
@@ -316,7 +318,7 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
   return alternating.num_stages >= kAlternationUnit ? alternating : config;
 }
 
-// The candidate of least estimated cost among those `eligible` keeps. Ties: in FP8's decode regime, the one whose
+// The candidate of least estimated cost among those `eligible` keeps. Ties: in the decode regime, the one whose
 // waves keep a larger share of the SMs busy (by more than kDecodeBusyShareTie); then the larger tile (counting only
 // rows the problem has), then no cluster. The models tie where the DRAM bounds every candidate; there, on an H100,
 // tiles that left SMs idle in their last wave ran slower on the decode shapes (128 x 24576 x 1536: 21.4 µs in 64 x

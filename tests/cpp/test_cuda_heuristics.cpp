@@ -198,26 +198,36 @@ TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
     for (const auto& config : candidate_configs(size, device, true, true)) EXPECT_EQ(config.a_rows, 0) << config.name();
 }
 
-// In FP8's decode regime a chosen 64-row tile of at most 64 columns has its math warpgroups take alternate K blocks
-// where the K blocks and its stages are multiples of four, with no cluster, split or ring of C. Its shared memory
-// holds one warpgroup's epilogue memory for the whole tile, and the other warpgroup's FP32 sums.
+// In the block recipe's decode regime (FP8 and INT8) a chosen 64-row tile of at most 64 columns has its math
+// warpgroups take alternate K blocks where the K blocks and its stages are multiples of four, with no cluster, split
+// or ring of C. Its shared memory holds one warpgroup's epilogue memory for the whole tile, and the other
+// warpgroup's FP32 sums. The 16-bit kinds and INT8's exact INT32 sums do not alternate.
 TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
   const DeviceLimits device;
+  const auto int8 = [](ProblemSize size, detail::Scaling scaling) {
+    size.shape.ab_dtype = DType::I8;
+    size.shape.scaling = scaling;
+    return size;
+  };
   for (std::int64_t m : {1, 33, 64, 128}) {
     for (auto [n, k] : {std::pair{2112, 7168}, std::pair{4096, 7168}, std::pair{7168, 2048}}) {
-      const KernelConfig config = choose_config(problem(m, n, k), device);
-      ASSERT_EQ(config.block_m, 64) << config.name();
-      EXPECT_EQ(config.alternate_k_blocks, config.block_n <= 64) << config.name();
-      if (!config.alternate_k_blocks) continue;
-      EXPECT_EQ(config.num_stages % 4, 0) << config.name();
-      EXPECT_EQ(config.warpgroup_n(), config.block_n) << config.name();
-      KernelConfig split_columns = config;
-      split_columns.alternate_k_blocks = false;
-      EXPECT_EQ(config.epilogue_bytes_per_warpgroup(), 2 * split_columns.epilogue_bytes_per_warpgroup());
-      EXPECT_EQ(config.smem_bytes() - split_columns.smem_bytes(), 64 * config.block_n * 4) << config.name();
-      EXPECT_NE(config.name().find("_alt"), std::string::npos);
+      for (const ProblemSize& size : {problem(m, n, k), int8(problem(m, n, k), detail::Scaling::Block)}) {
+        const KernelConfig config = choose_config(size, device);
+        ASSERT_EQ(config.block_m, 64) << config.name();
+        EXPECT_EQ(config.alternate_k_blocks, config.block_n <= 64) << config.name();
+        if (!config.alternate_k_blocks) continue;
+        EXPECT_EQ(config.num_stages % 4, 0) << config.name();
+        EXPECT_EQ(config.warpgroup_n(), config.block_n) << config.name();
+        KernelConfig split_columns = config;
+        split_columns.alternate_k_blocks = false;
+        EXPECT_EQ(config.epilogue_bytes_per_warpgroup(), 2 * split_columns.epilogue_bytes_per_warpgroup());
+        EXPECT_EQ(config.smem_bytes() - split_columns.smem_bytes(), 64 * config.block_n * 4) << config.name();
+        EXPECT_NE(config.name().find("_alt"), std::string::npos);
+      }
+      EXPECT_FALSE(choose_config(int8(problem(m, n, k, true), detail::Scaling::None), device).alternate_k_blocks);
     }
   }
+  EXPECT_TRUE(choose_config(int8(problem(64, 2112, 7168), detail::Scaling::Block), device).alternate_k_blocks);
   ProblemSize with_c = problem(64, 2112, 7168, true);
   with_c.shape.has_c = true;
   ProblemSize in_place = problem(64, 2112, 7168, true);

@@ -5,6 +5,7 @@ padding, the masked layout replayed from a CUDA graph with new counts, and compu
 racecheck on small shapes of each kernel kind."""
 
 import random
+import subprocess
 
 import pytest
 import torch
@@ -20,7 +21,7 @@ from checks_int8 import (
     masked_operands,
 )
 from operands import nan_poisoned_slice
-from sanitizer import assert_sanitizer_clean
+from sanitizer import assert_sanitizer_clean, python_program
 
 pytestmark = pytest.mark.gpu
 
@@ -115,6 +116,36 @@ def test_masked_cuda_graph_replays_with_new_counts(recipe):
         check_masked_rows(recipe, a, sa, b, sb, d, masked_m)
 
 
+# Decode shapes of the block recipe whose 64-row tiles have their two math warpgroups take alternate K blocks
+# (TileConfig::alternate_k_blocks; M <= 128, the K blocks a multiple of four, no ring of C): each output type, a
+# bias of each type, FP32 accumulated into D in place, and, with 64 x 16 tiles forced, several tiles a CTA. Run with
+# the configurations printed, so that the test knows each kernel alternates.
+ALTERNATING_PROGRAM = """
+import contextlib, torch
+from checks_int8 import check_normal
+from gpu_reference import forced_config
+for m, n, k, out, c_mode, bias_dtype, tile in [(1, 1000, 2048, "bf16", None, None, None),
+                                               (64, 256, 512, "fp32", "d", torch.float32, None),
+                                               (33, 2112, 7168, "bf16", None, torch.bfloat16, None),
+                                               (128, 4100, 1024, "fp16", None, torch.float16, None),
+                                               (128, 8200, 1024, "bf16", None, torch.float32, (64, 16))]:
+    with forced_config(*tile, 1, 1) if tile else contextlib.nullcontext():
+        check_normal("block", out, m, n, k, "cuda", c_mode=c_mode, bias_dtype=bias_dtype)
+    print(f"case {m} {n} {k} {out} passed", flush=True)
+"""
+
+
+def test_block_decode_tiles_alternate_k_blocks(tmp_path):
+    command, env = python_program(ALTERNATING_PROGRAM, tmp_path)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env={**env, "FGEMM_PRINT_CONFIGS": "1"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert len([line for line in result.stdout.splitlines() if line.startswith("case ")]) == 5, result.stdout
+    kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
+    assert len(kernels) == 5 and all("int8_block" in name and name.endswith("_alt") for name in kernels), \
+        result.stderr[-4000:]
+
+
 def test_same_bits_every_call():
     for recipe in RECIPES:
         gen = torch.Generator(device="cuda").manual_seed(5)
@@ -142,6 +173,7 @@ for recipe in ("token", "tensor", "block"):
     check_normal(recipe, "fp16", 65, 72, 144, "cuda", c_mode="d")
     check_contiguous(recipe, "fp16", [0, 100, 3], 7, 72, 272, "cuda")
     check_masked(recipe, "bf16", [0, 5, 64], 64, 72, 272, "cuda")
+check_normal("block", "bf16", 64, 256, 512, "cuda", bias_dtype=torch.float32)  # alternate K blocks
 """
 
 
