@@ -56,6 +56,21 @@ def swapped_gemm(w, x, d_t):
     fgemm.fp8_gemm_nt(w, x, d_t, recipe=(1, 1, 128))
 
 
+def best_swapped_us(times):
+    return min(us for name, us in times.items() if name.startswith("swapped"))
+
+
+def timed(runs, d, d_t, flush):
+    """Each run once (compiling fgemm's kernels), D^T checked against the normal call's D, then the runs' times
+    alternating in rounds, and the normal call's time over the best swapped one."""
+    for run in runs.values():
+        run()
+    torch.cuda.synchronize()
+    diff = fgemm.calc_diff(d_t[:, :d.shape[0]].t(), d)
+    times = dict(zip(runs, paired_times_us(list(runs.values()), flush, rounds=2, warmup=2, repeats=10)))
+    return dict(calc_diff=diff, times_us=times, best_swapped_over_normal=times["normal"] / best_swapped_us(times))
+
+
 def swapped_16bit_operands(a, b, d):
     """(W, X padded with zero rows, D^T [N, M padded] of D's dtype) for the BF16 call that computes
     bf16_gemm_nt(a, b, d)'s D transposed."""
@@ -88,14 +103,9 @@ def bench_16bit_row(row, flush):
         except ValueError:  # not a configuration of this shape (the split does not divide its K blocks)
             continue
         runs[f"swapped 64x{x.shape[0]} split {split}"] = forced
-    for run in runs.values():
-        run()
-    torch.cuda.synchronize()
-    diff = fgemm.calc_diff(d_t[:, :m].t(), d)
-    times = dict(zip(runs, paired_times_us(list(runs.values()), flush, rounds=2, warmup=2, repeats=10)))
-    best = min(t for name, t in times.items() if name.startswith("swapped"))
-    return dict(m=m, n=n, k=k, out=row["out"], calc_diff=diff, times_us=times,
-                best_swapped_over_normal=times["normal"] / best, best_swapped_over_cublas=times["cublas"] / best)
+    result = timed(runs, d, d_t, flush)
+    return dict(m=m, n=n, k=k, out=row["out"], **result,
+                best_swapped_over_cublas=result["times_us"]["cublas"] / best_swapped_us(result["times_us"]))
 
 
 def bf16_rows():
@@ -119,13 +129,7 @@ def bench_shape(m, n, k, flush):
     for columns in FORCED_TILE_COLUMNS:
         if columns < padded_tokens:
             runs[f"swapped 128x{columns}"] = with_forced_config(runs["swapped"], 128, columns)
-    for run in runs.values():
-        run()
-    torch.cuda.synchronize()
-    diff = fgemm.calc_diff(d_t[:, :m].t(), d)
-    times = dict(zip(runs, paired_times_us(list(runs.values()), flush, rounds=2, warmup=2, repeats=10)))
-    best = min(t for name, t in times.items() if name.startswith("swapped"))
-    return dict(m=m, n=n, k=k, calc_diff=diff, times_us=times, best_swapped_over_normal=times["normal"] / best)
+    return dict(m=m, n=n, k=k, **timed(runs, d, d_t, flush))
 
 
 def main(argv=None):
