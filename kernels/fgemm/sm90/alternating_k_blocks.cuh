@@ -56,13 +56,7 @@ struct AlternatingKBlocks {
       ptx::named_barrier_sync(kSumsReadBarrier, 256);
     } else {
       ptx::named_barrier_sync(kSumsWrittenBarrier, 256);
-#pragma unroll
-      for (uint32_t q = 0; q < kFragments / 4; ++q) {
-        float v[4];
-        ptx::load_shared_f32x4(address + q * Sums::kQuadBytes, v[0], v[1], v[2], v[3]);
-#pragma unroll
-        for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] += v[e];
-      }
+      Sums::add_to(address, acc);
       ptx::named_barrier_arrive(kSumsReadBarrier, 256);
     }
   }

@@ -23,6 +23,17 @@ struct WarpgroupSums {
     for (uint32_t q = 0; q < kFragments / 4; ++q)
       ptx::store_shared_f32x4(address + q * kQuadBytes, acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
   }
+
+  // acc += the sums this thread stored at `address` of this CTA's shared memory.
+  __device__ __forceinline__ static void add_to(uint32_t address, float (&acc)[kFragments]) {
+#pragma unroll
+    for (uint32_t q = 0; q < kFragments / 4; ++q) {
+      float v[4];
+      ptx::load_shared_f32x4(address + q * kQuadBytes, v[0], v[1], v[2], v[3]);
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] += v[e];
+    }
+  }
 };
 
 }  // namespace fgemm::sm90
