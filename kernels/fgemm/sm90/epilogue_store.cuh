@@ -130,13 +130,24 @@ struct Epilogue {
     constexpr uint32_t kUnitsPerRow = C::kStagedCols / kUnitCols;
     constexpr uint32_t kNaN = C::kOutputF32 ? 0x7fc00000u : C::kOutputF16 ? 0x7e007e00u : 0x7fc07fc0u;
     __syncwarp();
+    // Bit i of each mask is row i of the warp's 16, whose action lanes 4 (i % 8) to 4 (i % 8) + 3 hold (their
+    // first row for i < 8, their second for i >= 8): the loop visits only the rows written, with a few ballots
+    // (where one shuffle per row made tiles of a few rows, split-K's or a decode step's, slow to store).
+    const uint32_t written[2] = {__ballot_sync(0xffffffff, actions[0] != RowAction::Skip),
+                                 __ballot_sync(0xffffffff, actions[1] != RowAction::Skip)};
+    const uint32_t nan[2] = {__ballot_sync(0xffffffff, actions[0] == RowAction::WriteNaN),
+                             __ballot_sync(0xffffffff, actions[1] == RowAction::WriteNaN)};
+    uint32_t rows_written = 0, rows_nan = 0;
+#pragma unroll
+    for (uint32_t i = 0; i < 16; ++i) {
+      rows_written |= (written[i / 8] >> (i % 8 * 4) & 1u) << i;
+      rows_nan |= (nan[i / 8] >> (i % 8 * 4) & 1u) << i;
+    }
     // Not unrolled: sixteen copies of a row's copy would only make the kernel longer.
 #pragma unroll 1
-    for (uint32_t i = 0; i < 16; ++i) {
-      // Row i of the warp's 16 is lane 4 (i % 8)'s first row (i < 8) or second.
-      const auto action = static_cast<RowAction>(
-          __shfl_sync(0xffffffff, static_cast<uint32_t>(i < 8 ? actions[0] : actions[1]), (i % 8) * 4));
-      if (action == RowAction::Skip) continue;
+    for (uint32_t rows_left = rows_written; rows_left != 0; rows_left &= rows_left - 1) {
+      const uint32_t i = __ffs(rows_left) - 1;
+      const RowAction action = rows_nan >> i & 1u ? RowAction::WriteNaN : RowAction::Write;
       const uint32_t row = warp * 16 + i;
       uint8_t* d_row = static_cast<uint8_t*>(d) + row * row_stride * C::kOutputBytes;
 #pragma unroll
