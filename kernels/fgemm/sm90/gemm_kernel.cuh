@@ -287,6 +287,7 @@ struct GemmKernel {
       });
     }
     if (threadIdx.x % 128 == 0) ptx::bulk_wait_group_all();
+    if constexpr (C::kSplitK > 1) split_k.finish();
   }
 
   // expert_maps: the k-grouped FP8 kernels' per-expert maps of A and B, null for every other kernel.
@@ -322,9 +323,10 @@ struct GemmKernel {
       if constexpr (C::kSplitK > 1) SplitKReduction<C>::init_barriers(smem.split_k_barriers);
       ptx::fence_barrier_init();
     }
-    // The peers' barriers must be initialised before any multicast or remote arrival reaches them.
+    // The peers' barriers must be initialised before any multicast or remote arrival reaches them
+    // (fence_barrier_init above publishes them; nothing else needs ordering yet).
     if constexpr (C::kClusterSize > 1)
-      ptx::cluster_sync();
+      ptx::cluster_sync_relaxed();
     else
       __syncthreads();
     // Launched to overlap the previous kernel of the stream (fgemm::set_pdl), the prologue above has run beside
@@ -354,8 +356,15 @@ struct GemmKernel {
     } else {
       consume(params, scheduler, smem, tmap_d, tmap_c, rank);
     }
-    // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers.
-    if constexpr (C::kClusterSize > 1) ptx::cluster_sync();
+    // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers. In a
+    // multicast cluster that is once every CTA is here, its accesses released. In a split-K cluster the math
+    // threads have waited for the peers' last reads of their sums (SplitKReduction::finish), the last of their
+    // accesses, so a barrier that orders nothing suffices: compute-sanitizer, which does not follow mbarriers
+    // from one CTA to another, reports the peers' reads as reads of a CTA that may have left without one.
+    if constexpr (C::kMulticastSize > 1)
+      ptx::cluster_sync();
+    else if constexpr (C::kClusterSize > 1)
+      ptx::cluster_sync_relaxed();
   }
 };
 

@@ -8,9 +8,9 @@
 //      every run whichever CTA finishes first;
 //   3. that CTA's epilogue stores those rows; the other CTAs store nothing of them.
 // Two barriers per CTA pace this from tile to tile: "ready" (the peers' sums are written) and "read" (the peers
-// are done reading this CTA's sums, which may then be overwritten). Each math warpgroup arrives on its peers'
-// barriers once, after a barrier among its own threads and a cluster-scope fence that publishes the whole
-// warpgroup's writes (or reads).
+// are done reading this CTA's sums, which may then be overwritten, or after the last tile the CTA leave). Each
+// math warpgroup arrives on its peers' barriers once, after a barrier among its own threads and a cluster-scope
+// fence that publishes the whole warpgroup's writes (or reads).
 #pragma once
 
 #include "fgemm/common.cuh"
@@ -71,6 +71,13 @@ struct SplitKReduction {
     }
     arrive_on_peers(read, warpgroup);
     ++tiles;
+  }
+
+  // After the last tile: waits until every peer has read this CTA's sums of it, the last access of a peer to
+  // this CTA's shared memory. The CTA may then leave after a cluster barrier that orders nothing (the kernel's
+  // exit), where one that released every thread's accesses waited for the epilogue's stores to D to be performed.
+  __device__ __forceinline__ void finish() const {
+    if (tiles != 0) ptx::mbarrier_wait_cluster(read, (tiles & 1) ^ 1);
   }
 
  private:
