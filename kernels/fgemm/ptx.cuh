@@ -103,20 +103,16 @@ __device__ __forceinline__ uint32_t map_shared_to_cta(uint32_t address, uint32_t
   return remote;
 }
 
-// Four FP32 values at `cluster_address`, in any CTA's shared memory of the cluster (map_shared_to_cta).
-__device__ __forceinline__ void load_cluster_f32x4(uint32_t cluster_address, float& x, float& y, float& z, float& w) {
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
-               : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
-               : "r"(cluster_address)
+// Stores 16 bytes into a peer CTA's shared memory (`cluster_address`, from map_shared_to_cta) and counts them as
+// completed transaction bytes on the peer's mbarrier (`cluster_barrier`, mapped too): the peer's wait on that
+// barrier orders them, with no fence on this side (a releasing fence at cluster scope is a MEMBAR.ALL.GPU).
+__device__ __forceinline__ void st_async_f32x4(uint32_t cluster_address, float x, float y, float z, float w,
+                                               uint32_t cluster_barrier) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+                   cluster_address),
+               "f"(x), "f"(y), "f"(z), "f"(w), "r"(cluster_barrier)
                : "memory");
 }
-
-// Orders this thread's memory accesses before it, and those it has observed (a barrier among threads first),
-// before its accesses after it, for every thread of the cluster: followed by arrivals on peers' barriers
-// (mbarrier_arrive_cluster), it publishes shared-memory writes to the peers that wait on them
-// (mbarrier_wait_cluster). One fence for several arrivals: each arrival releasing at cluster scope on its own
-// costs a fence of its own.
-__device__ __forceinline__ void fence_acq_rel_cluster() { asm volatile("fence.acq_rel.cluster;" ::: "memory"); }
 
 // ---- mbarrier --------------------------------------------------------------------------------------
 
@@ -163,19 +159,27 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity
   } while (!done);
 }
 
-// mbarrier_wait that acquires at cluster scope: what a peer published before its arrival (fence_acq_rel_cluster)
-// is visible after it.
-__device__ __forceinline__ void mbarrier_wait_cluster(uint64_t* barrier, uint32_t parity) {
-  const uint32_t address = smem_address(barrier);
-  uint32_t done;
-  do {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
-        "selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(address), "r"(parity)
-        : "memory");
-  } while (!done);
+// Arrives on the barrier at the same shared-memory offset in CTA `cta` of the cluster and adds `bytes` to the
+// transaction bytes its phase awaits (the bytes this thread's warp sends it by st_async_f32x4), ordering none of
+// this thread's memory accesses before it.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx_relaxed_cluster(uint64_t* barrier, uint32_t cta,
+                                                                         uint32_t bytes) {
+  asm volatile(
+      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
+      "mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [remote], %2; }" ::"r"(
+          smem_address(barrier)),
+      "r"(cta), "r"(bytes)
+      : "memory");
+}
+
+// Arrives on the barrier at the same shared-memory offset in CTA `cta` of the cluster, ordering none of this
+// thread's memory accesses before it: for a signal that carries no data.
+__device__ __forceinline__ void mbarrier_arrive_relaxed_cluster(uint64_t* barrier, uint32_t cta) {
+  asm volatile(
+      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
+      "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [remote]; }" ::"r"(smem_address(barrier)),
+      "r"(cta)
+      : "memory");
 }
 
 // ---- asynchronous copies of single words (cp.async) --------------------------------------------------

@@ -235,7 +235,7 @@ struct GemmKernel {
       }
 
       // ---------------------------------------------------------------- the epilogue
-      if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, warpgroup, m_base + warp % 4 * 16 < rows);
+      if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, m_base + warp % 4 * 16 < rows);
       if constexpr (C::kAlternateKBlocks)
         AlternatingKBlocks<C>::add_sums(math.acc, ptx::smem_address(smem.sums), warpgroup);
       if (!tile.valid || !stores) continue;  // a filler tile that kept a cluster partner company, or no part of D
@@ -320,7 +320,7 @@ struct GemmKernel {
       }
       // One arrival, the TMA's expected bytes, per chunk of C's rings.
       for (uint32_t s = 0; s < C::kStoringWarpgroups * C::kCSlots; ++s) ptx::mbarrier_init(&smem.c_full[s], 1);
-      if constexpr (C::kSplitK > 1) SplitKReduction<C>::init_barriers(smem.split_k_barriers);
+      if constexpr (C::kSplitK > 1) SplitKReduction<C>::init_barriers(smem.split_k_barriers, ptx::cluster_rank());
       ptx::fence_barrier_init();
     }
     // The peers' barriers must be initialised before any multicast or remote arrival reaches them

@@ -1,96 +1,122 @@
 // Split-K (docs/ARCHITECTURE.md): where a problem has too few tiles to occupy the GPU, the kSplitK CTAs of a
 // cluster compute the same tile, CTA r over its share of the K blocks, [r, r + 1) * kNumKBlocks, and their sums
 // meet in distributed shared memory, without a workspace in global memory:
-//   1. each CTA writes its FP32 sums of the tile to its own shared memory;
-//   2. the tile's rows are dealt out to the CTAs warp by warp (each math warp holds 16 rows of its warpgroup's
-//      columns): math warp w of a CTA is reduced by CTA w % kSplitK, which reads that warp's sums from every
-//      CTA, its own included, and adds them in the order of the CTAs' ranks, so the result is the same bits in
-//      every run whichever CTA finishes first;
-//   3. that CTA's epilogue stores those rows; the other CTAs store nothing of them.
-// Two barriers per CTA pace this from tile to tile: "ready" (the peers' sums are written) and "read" (the peers
-// are done reading this CTA's sums, which may then be overwritten, or after the last tile the CTA leave). Each
-// math warpgroup arrives on its peers' barriers once, after a barrier among its own threads and a cluster-scope
-// fence that publishes the whole warpgroup's writes (or reads).
+//   1. the tile's rows are dealt out to the CTAs warp by warp (each math warp holds 16 rows of its warpgroup's
+//      columns): math warp w of every CTA is owned by CTA w % kSplitK;
+//   2. each CTA pushes the sums of the warps it does not own into a slot of their owner's shared memory with
+//      st.async, which counts the bytes on the owner's "ready" barrier, where each pushing warp also arrives
+//      with the bytes it sends (none where the warp has no rows to store): no fence on either side (a releasing
+//      fence at cluster scope is a MEMBAR.ALL.GPU, a microsecond of a small split kernel). The arrival paces the
+//      owner even where no bytes come: an owner that waited for nothing would run a tile ahead and arrive twice
+//      on a pusher's "free" barrier within one of its phases;
+//   3. the owner adds the peers' sums to its own (in its registers) in the order of their ranks, so the result is
+//      the same bits in every run whichever CTA finishes first, and its epilogue stores those rows; the other CTAs
+//      store nothing of them;
+//   4. each owning warp then arrives on every peer's "free" barrier: the slots may take the next tile's sums, and
+//      after the last tile the peer may leave (finish).
 #pragma once
 
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
-#include "fgemm/sm90/warpgroup_sums.cuh"
 
 namespace fgemm::sm90 {
 
 template <class C>
 struct SplitKReduction {
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
-  using Sums = WarpgroupSums<kFragments>;
-  static constexpr uint32_t kArrivals = (C::kSplitK - 1) * C::kNumMathWarpgroups;
-  static_assert(C::kSplitK == 1 || C::kNumMathWarpgroups * Sums::kBytes == C::kSumsBytes,
-                "the host's shared-memory size of split-K agrees with the kernel's");
+  static constexpr uint32_t kSplits = C::kSplitK;
+  static constexpr uint32_t kMathWarps = C::kNumMathWarpgroups * 4;
+  static constexpr uint32_t kQuadBytes = 32 * 16;  // one quadruple of fragments of a warp's 32 threads
+  static constexpr uint32_t kWarpBytes = kFragments / 4 * kQuadBytes;
+  static_assert(kFragments % 4 == 0, "a warp's sums are whole quadruples");
+  static_assert(kSplits == 1 || (kMathWarps >= kSplits &&
+                                  C::kTile.split_k_slots() * kWarpBytes <= static_cast<uint32_t>(C::kSumsBytes)),
+                "split-K's slots fit the host's shared memory for the sums");
 
-  uint32_t sums;  // shared-memory address of this CTA's sums
-  uint64_t* ready;
-  uint64_t* read;
+  uint32_t slots;  // shared-memory address of this CTA's slots
+  uint64_t* ready;  // then "free", the next barrier (one pointer for both: the K loop keeps it in registers)
   uint32_t rank;  // this CTA's split
   uint32_t tiles = 0;
 
-  // The producer thread, before the cluster's first barrier: the two barriers await every peer warpgroup.
-  __device__ __forceinline__ static void init_barriers(uint64_t* barriers) {
-    ptx::mbarrier_init(&barriers[0], kArrivals);
-    ptx::mbarrier_init(&barriers[1], kArrivals);
+  // The math warps CTA `rank` owns.
+  __device__ __forceinline__ static uint32_t owned_warps(uint32_t rank) {
+    return (kMathWarps - rank + kSplits - 1) / kSplits;
   }
 
-  __device__ __forceinline__ SplitKReduction(uint8_t* smem_sums, uint64_t* barriers, uint32_t rank)
-      : sums(ptx::smem_address(smem_sums)), ready(&barriers[0]), read(&barriers[1]), rank(rank) {}
+  // The producer thread, before the cluster's first barrier: "ready" awaits, for each owned warp, the arrival
+  // (with its bytes) of that warp of every peer; "free" each warp that this CTA's sums go to.
+  __device__ __forceinline__ static void init_barriers(uint64_t* barriers, uint32_t rank) {
+    ptx::mbarrier_init(&barriers[0], (kSplits - 1) * owned_warps(rank));
+    ptx::mbarrier_init(&barriers[1], kMathWarps - owned_warps(rank));
+  }
+
+  __device__ __forceinline__ SplitKReduction(uint8_t* smem_slots, uint64_t* barriers, uint32_t rank)
+      : slots(ptx::smem_address(smem_slots)), ready(barriers), rank(rank) {}
+
+  __device__ __forceinline__ uint64_t* free() const { return ready + 1; }
 
   // Whether this CTA reduces and stores the rows of math warp `warp`.
-  __device__ __forceinline__ bool owns(uint32_t warp) const { return warp % C::kSplitK == rank; }
+  __device__ __forceinline__ bool owns(uint32_t warp) const { return warp % kSplits == rank; }
 
   // After a tile's K loop: `acc` holds this CTA's sums of the tile; where this CTA owns the thread's warp, it
-  // becomes the sum over every split. `rows_needed`: whether the warp has rows to store at all (warp-uniform);
-  // its sums are neither written nor read otherwise.
-  __device__ __forceinline__ void reduce(float (&acc)[kFragments], uint32_t warpgroup, bool rows_needed) {
-    const uint32_t address = Sums::thread_address(sums + warpgroup * Sums::kBytes);
-    // The peers have read the previous tile's sums (a fresh barrier passes parity 1 at once).
-    ptx::mbarrier_wait_cluster(read, (tiles & 1) ^ 1);
-    if (rows_needed) Sums::store(address, acc);
-    arrive_on_peers(ready, warpgroup);
-    ptx::mbarrier_wait_cluster(ready, tiles & 1);
-    if (rows_needed && owns(threadIdx.x / 32)) {
-      // Not unrolled: eight peers' addresses at once would spill.
+  // becomes the sum over every split. `rows_needed`: whether the warp has rows to store at all (warp-uniform,
+  // the same in every CTA of the cluster); its sums are neither sent nor read otherwise.
+  __device__ __forceinline__ void reduce(float (&acc)[kFragments], bool rows_needed) {
+    const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const uint32_t owner = warp % kSplits;
+    // Warp w's slots in its owner: one per peer, in rank order without the owner.
+    const uint32_t first_slot = warp / kSplits * (kSplits - 1);
+    if (owner != rank) {
+      // The owner is done reading this CTA's sums of the previous tile (a fresh barrier passes parity 1 at once).
+      ptx::mbarrier_wait(free(), (tiles & 1) ^ 1);
+      // In either order, the arrival and the bytes: the owner's phase completes once every arrival and every
+      // byte declared by them has come.
+      if (lane == 0) ptx::mbarrier_arrive_expect_tx_relaxed_cluster(ready, owner, rows_needed ? kWarpBytes : 0);
+      if (rows_needed) {
+        const uint32_t slot = first_slot + (rank < owner ? rank : rank - 1);
+        const uint32_t remote = ptx::map_shared_to_cta(slots + slot * kWarpBytes + lane * 16, owner);
+        const uint32_t remote_ready = ptx::map_shared_to_cta(ptx::smem_address(ready), owner);
+#pragma unroll
+        for (uint32_t q = 0; q < kFragments / 4; ++q)
+          ptx::st_async_f32x4(remote + q * kQuadBytes, acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3],
+                              remote_ready);
+      }
+    } else {
+      ptx::mbarrier_wait(ready, tiles & 1);
+      if (rows_needed) {
+        // Not unrolled: seven peers' slots at once would spill.
 #pragma unroll 1
-      for (uint32_t r = 0; r < C::kSplitK; ++r) {
-        const uint32_t peer_address = ptx::map_shared_to_cta(address, r);
+        for (uint32_t r = 0; r < kSplits; ++r) {
+          if (r == rank) continue;
+          const uint32_t slot = slots + (first_slot + (r < rank ? r : r - 1)) * kWarpBytes + lane * 16;
 #pragma unroll
-        for (uint32_t q = 0; q < kFragments / 4; ++q) {
-          float v[4];
-          ptx::load_cluster_f32x4(peer_address + q * Sums::kQuadBytes, v[0], v[1], v[2], v[3]);
+          for (uint32_t q = 0; q < kFragments / 4; ++q) {
+            float v[4];
+            ptx::load_shared_f32x4(slot + q * kQuadBytes, v[0], v[1], v[2], v[3]);
 #pragma unroll
-          for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] = r == 0 ? v[e] : acc[4 * q + e] + v[e];
+            for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] += v[e];
+          }
         }
       }
+      // The slots' loads complete before the peers' st.async of the next tile may overwrite them, as a stage's
+      // before the TMA refills it (stage_ring.cuh); the arrivals then carry no data.
+      ptx::fence_proxy_async_shared();
+      __syncwarp();
+      if (lane == 0) {
+#pragma unroll 1
+        for (uint32_t r = 0; r < kSplits; ++r)
+          if (r != rank) ptx::mbarrier_arrive_relaxed_cluster(free(), r);
+      }
     }
-    arrive_on_peers(read, warpgroup);
     ++tiles;
   }
 
-  // After the last tile: waits until every peer has read this CTA's sums of it, the last access of a peer to
-  // this CTA's shared memory. The CTA may then leave after a cluster barrier that orders nothing (the kernel's
-  // exit), where one that released every thread's accesses waited for the epilogue's stores to D to be performed.
+  // After the last tile: waits until the owners of the warps whose sums this CTA sent have read them, the last
+  // access of a peer to this CTA's shared memory (the peers' st.async into its slots have all landed: it waited
+  // for them). The CTA may then leave after a cluster barrier that orders nothing (the kernel's exit), where one
+  // that released every thread's accesses waited for the epilogue's stores to D to be performed.
   __device__ __forceinline__ void finish() const {
-    if (tiles != 0) ptx::mbarrier_wait_cluster(read, (tiles & 1) ^ 1);
-  }
-
- private:
-  // Once every thread of the warpgroup is past its accesses, one thread fences and arrives on the barrier of
-  // every peer.
-  __device__ __forceinline__ void arrive_on_peers(uint64_t* barrier, uint32_t warpgroup) const {
-    ptx::named_barrier_sync(1 + warpgroup, 128);
-    if (threadIdx.x % 128 == 0) {
-      ptx::fence_acq_rel_cluster();
-#pragma unroll 1
-      for (uint32_t r = 0; r < C::kSplitK; ++r)
-        if (r != rank) ptx::mbarrier_arrive_cluster(barrier, r);
-    }
+    if (tiles != 0) ptx::mbarrier_wait(free(), (tiles & 1) ^ 1);
   }
 };
 

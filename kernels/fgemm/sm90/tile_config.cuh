@@ -111,9 +111,12 @@ struct TileConfig {
     return ring > smem_d_per_warpgroup() ? ring : smem_d_per_warpgroup();
   }
 
-  // The tile's sums that another party adds: split-K's FP32 sums of each CTA, which its peers read, and two
-  // barriers (its sums are ready, its peers are done reading them); alternate K blocks' sums of the second math
-  // warpgroup, which the first reads.
+  // The tile's sums that another party adds: split-K's slots, where a CTA receives its peers' FP32 sums of the
+  // math warps it owns (every split_k-th), each warp's 16 rows from each of the split_k - 1 peers, and two barriers
+  // (the peers' sums have landed; the owners are done reading this CTA's); alternate K blocks' sums of the second
+  // math warpgroup, which the first reads. The slots take at most the tile's sums (its every warp once), which is
+  // what split-K's stage counts were measured with.
+  constexpr int split_k_slots() const { return ceil_div(num_math_warpgroups() * 4, split_k) * (split_k - 1); }
   constexpr int sums_bytes() const { return split_k > 1 || alternate_k_blocks ? block_m * block_n * 4 : 0; }
   constexpr int split_k_barrier_bytes() const { return split_k > 1 ? 2 * 8 : 0; }
 
