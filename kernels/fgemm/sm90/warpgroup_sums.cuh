@@ -1,6 +1,7 @@
 // A math warpgroup's FP32 sums of its part of a tile in shared memory, for the other math warpgroup to add to its
-// own where the two take alternate K blocks (alternating_k_blocks.cuh). The sums are fragment quadruples one after another, each the 128 threads' in thread
-// order (16 bytes a thread), so that a warp's stores and loads cover 512 contiguous bytes, free of bank conflicts.
+// own where the two take alternate K blocks (alternating_k_blocks.cuh). The sums are fragment quadruples one after
+// another, each the 128 threads' in thread order (16 bytes a thread), so that a warp's stores and loads cover 512
+// contiguous bytes, free of bank conflicts.
 #pragma once
 
 #include "fgemm/common.cuh"
