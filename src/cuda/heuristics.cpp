@@ -20,10 +20,11 @@ constexpr int kGpcSms = 16;
 constexpr int kSplits[] = {2, 4, 8};
 // A split-K reduction's cost, which ranks the tiles of a split: fixed (the epilogue's row stores in place of
 // the TMA's, the launch of larger clusters), per CTA of the cluster (its barrier round trips, one after
-// another), and its rate: each CTA reads its share of the tile's FP32 sums from every peer's shared memory. On
-// an H100, one 64 x 144 tile of 7168 FP8 K took 19.8 us in one CTA, 16.7, 13.0 and 12.4 us split 2, 4 and 8
-// ways; narrow BF16 tiles of 7168 K split in two and four took 5-7 us more than their share of the K loop
-// (docs/PERFORMANCE.md).
+// another), and its rate: every peer pushes its FP32 sums of each CTA's share of the tile into that CTA's shared
+// memory. On an H100, one 64 x 144 tile of 7168 FP8 K took 19.8 us in one CTA, 16.7, 13.0 and 12.4 us split 2, 4
+// and 8 ways; narrow BF16 tiles of 7168 K split in two and four took 5-7 us more than their share of the K loop
+// (docs/PERFORMANCE.md). Fitted before split-K's exit barrier and reduction lost their cluster-scope fences (about
+// 4,000 cycles of a split kernel), the fixed cost overstates today's.
 constexpr double kSplitKFixedCycles = 10000;
 constexpr double kSplitKCyclesPerCta = 700;
 constexpr double kDistributedSmemBytesPerCycle = 32;
