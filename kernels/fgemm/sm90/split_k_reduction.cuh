@@ -99,7 +99,9 @@ struct SplitKReduction {
         }
       }
       // The slots' loads complete before the peers' st.async of the next tile may overwrite them, as a stage's
-      // before the TMA refills it (stage_ring.cuh); the arrivals then carry no data.
+      // before the TMA refills it (stage_ring.cuh): the proxy fence is a MEMBAR.ALL.CTA, which waits for them, and
+      // a FENCE.VIEW.ASYNC.S (SASS read; a CTA-scope release on the arrivals compiles to the same). The arrivals
+      // then carry no data.
       ptx::fence_proxy_async_shared();
       __syncwarp();
       if (lane == 0) {
