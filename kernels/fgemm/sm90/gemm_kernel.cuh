@@ -357,14 +357,11 @@ struct GemmKernel {
       consume(params, scheduler, smem, tmap_d, tmap_c, rank);
     }
     // A CTA leaves only when its peers no longer write to its shared memory or arrive on its barriers. In a
-    // multicast cluster that is once every CTA is here, its accesses released. In a split-K cluster the math
-    // threads have waited for the peers' last reads of their sums (SplitKReduction::finish), the last of their
-    // accesses, so a barrier that orders nothing suffices: compute-sanitizer, which does not follow mbarriers
-    // from one CTA to another, reports the peers' reads as reads of a CTA that may have left without one.
-    if constexpr (C::kMulticastSize > 1)
-      ptx::cluster_sync();
-    else if constexpr (C::kClusterSize > 1)
-      ptx::cluster_sync_relaxed();
+    // multicast cluster that is once every CTA is here, its accesses released. A split-K CTA needs no barrier:
+    // its math threads have waited for every peer's last st.async into its slots and arrival on its barriers
+    // (SplitKReduction::finish), and no peer reads its shared memory; what it sends itself lands in peers that
+    // wait for it.
+    if constexpr (C::kMulticastSize > 1) ptx::cluster_sync();
   }
 };
 
