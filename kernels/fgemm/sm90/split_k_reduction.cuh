@@ -113,10 +113,10 @@ struct SplitKReduction {
     ++tiles;
   }
 
-  // After the last tile: waits until the owners of the warps whose sums this CTA sent have read them, the last
-  // access of a peer to this CTA's shared memory (the peers' st.async into its slots have all landed: it waited
-  // for them). The CTA may then leave after a cluster barrier that orders nothing (the kernel's exit), where one
-  // that released every thread's accesses waited for the epilogue's stores to D to be performed.
+  // After the last tile: waits until the owners of the warps whose sums this CTA sent have read them and arrived
+  // on its "free" barrier, the last access of a peer to this CTA's shared memory (the peers' st.async into its
+  // slots and their arrivals on its "ready" barrier have all come: its owning warps waited for them). The CTA may
+  // then leave with no cluster barrier (the kernel's exit).
   __device__ __forceinline__ void finish() const {
     if (tiles != 0) ptx::mbarrier_wait(free(), (tiles & 1) ^ 1);
   }
