@@ -125,6 +125,11 @@ __device__ __forceinline__ void fence_barrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
+// The barrier at the same shared-memory offset as `barrier` in CTA `cta` of the cluster (this CTA included).
+__device__ __forceinline__ uint32_t peer_barrier(uint64_t* barrier, uint32_t cta) {
+  return map_shared_to_cta(smem_address(barrier), cta);
+}
+
 __device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(barrier)) : "memory");
 }
@@ -139,11 +144,7 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uin
 // no fence; a cluster-scope release would add a memory barrier to every arrival, and costs more than half
 // the kernel's speed.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint32_t cta) {
-  asm volatile(
-      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
-      "mbarrier.arrive.shared::cluster.b64 _, [remote]; }" ::"r"(smem_address(barrier)),
-      "r"(cta)
-      : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(peer_barrier(barrier, cta)) : "memory");
 }
 
 // Waits until the barrier's phase of the given parity has completed.
@@ -164,22 +165,17 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity
 // this thread's memory accesses before it.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx_relaxed_cluster(uint64_t* barrier, uint32_t cta,
                                                                          uint32_t bytes) {
-  asm volatile(
-      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
-      "mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [remote], %2; }" ::"r"(
-          smem_address(barrier)),
-      "r"(cta), "r"(bytes)
-      : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(
+                   peer_barrier(barrier, cta)),
+               "r"(bytes)
+               : "memory");
 }
 
 // Arrives on the barrier at the same shared-memory offset in CTA `cta` of the cluster, ordering none of this
 // thread's memory accesses before it: for a signal that carries no data.
 __device__ __forceinline__ void mbarrier_arrive_relaxed_cluster(uint64_t* barrier, uint32_t cta) {
-  asm volatile(
-      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
-      "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [remote]; }" ::"r"(smem_address(barrier)),
-      "r"(cta)
-      : "memory");
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(peer_barrier(barrier, cta))
+               : "memory");
 }
 
 // ---- asynchronous copies of single words (cp.async) --------------------------------------------------

@@ -14,7 +14,7 @@
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
 #include "fgemm/sm90/stage_ring.cuh"
-#include "fgemm/sm90/warpgroup_sums.cuh"
+#include "fgemm/sm90/fragment_sums.cuh"
 
 namespace fgemm::sm90 {
 
@@ -47,7 +47,7 @@ struct AlternatingKBlocks {
   // overwrites; warpgroup 0 goes on to the epilogue.
   template <uint32_t kFragments>
   __device__ __forceinline__ static void add_sums(float (&acc)[kFragments], uint32_t sums, uint32_t warpgroup) {
-    using Sums = WarpgroupSums<kFragments>;
+    using Sums = FragmentSums<128, kFragments>;
     static_assert(Sums::kBytes == C::kSumsBytes, "warpgroup 1's sums take the shared memory the host gave them");
     const uint32_t address = Sums::thread_address(sums);
     if (warpgroup == 1) {

@@ -18,6 +18,7 @@
 
 #include "fgemm/common.cuh"
 #include "fgemm/ptx.cuh"
+#include "fgemm/sm90/fragment_sums.cuh"
 
 namespace fgemm::sm90 {
 
@@ -26,9 +27,8 @@ struct SplitKReduction {
   static constexpr uint32_t kFragments = C::kWarpgroupN / 2;
   static constexpr uint32_t kSplits = C::kSplitK;
   static constexpr uint32_t kMathWarps = C::kNumMathWarpgroups * 4;
-  static constexpr uint32_t kQuadBytes = 32 * 16;  // one quadruple of fragments of a warp's 32 threads
-  static constexpr uint32_t kWarpBytes = kFragments / 4 * kQuadBytes;
-  static_assert(kFragments % 4 == 0, "a warp's sums are whole quadruples");
+  using WarpSums = FragmentSums<32, kFragments>;  // a slot: one warp's sums
+  static constexpr uint32_t kWarpBytes = WarpSums::kBytes;
   static_assert(kSplits == 1 || (kMathWarps >= kSplits &&
                                   C::kTile.split_k_slots() * kWarpBytes <= static_cast<uint32_t>(C::kSumsBytes)),
                 "split-K's slots fit the host's shared memory for the sums");
@@ -74,29 +74,21 @@ struct SplitKReduction {
       if (lane == 0) ptx::mbarrier_arrive_expect_tx_relaxed_cluster(ready, owner, rows_needed ? kWarpBytes : 0);
       if (rows_needed) {
         const uint32_t slot = first_slot + (rank < owner ? rank : rank - 1);
-        const uint32_t remote = ptx::map_shared_to_cta(slots + slot * kWarpBytes + lane * 16, owner);
-        const uint32_t remote_ready = ptx::map_shared_to_cta(ptx::smem_address(ready), owner);
+        const uint32_t remote = ptx::map_shared_to_cta(WarpSums::thread_address(slots + slot * kWarpBytes), owner);
+        const uint32_t remote_ready = ptx::peer_barrier(ready, owner);
 #pragma unroll
         for (uint32_t q = 0; q < kFragments / 4; ++q)
-          ptx::st_async_f32x4(remote + q * kQuadBytes, acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3],
-                              remote_ready);
+          ptx::st_async_f32x4(remote + q * WarpSums::kQuadBytes, acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
+                              acc[4 * q + 3], remote_ready);
       }
     } else {
       ptx::mbarrier_wait(ready, tiles & 1);
       if (rows_needed) {
         // Not unrolled: seven peers' slots at once would spill.
 #pragma unroll 1
-        for (uint32_t r = 0; r < kSplits; ++r) {
-          if (r == rank) continue;
-          const uint32_t slot = slots + (first_slot + (r < rank ? r : r - 1)) * kWarpBytes + lane * 16;
-#pragma unroll
-          for (uint32_t q = 0; q < kFragments / 4; ++q) {
-            float v[4];
-            ptx::load_shared_f32x4(slot + q * kQuadBytes, v[0], v[1], v[2], v[3]);
-#pragma unroll
-            for (uint32_t e = 0; e < 4; ++e) acc[4 * q + e] += v[e];
-          }
-        }
+        for (uint32_t r = 0; r < kSplits; ++r)
+          if (r != rank)
+            WarpSums::add_to(WarpSums::thread_address(slots + (first_slot + (r < rank ? r : r - 1)) * kWarpBytes), acc);
       }
       // The slots' loads complete before the peers' st.async of the next tile may overwrite them, as a stage's
       // before the TMA refills it (stage_ring.cuh): the proxy fence is a MEMBAR.ALL.CTA, which waits for them, and
