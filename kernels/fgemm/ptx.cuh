@@ -317,15 +317,17 @@ __device__ __forceinline__ uint64_t smem_descriptor_k_major_sw128(uint32_t smem_
          (kSwizzle128B << 62);
 }
 
-// An MN-major operand with the 128-byte swizzle (16-bit types only: FP8 wgmma reads K-major operands): the
-// swizzle atom is 8 rows of K, each 128 bytes (64 elements) of M or N. `mn_atom_bytes` steps from one 64-element
-// run of M or N to the next (the leading byte offset), 1024 bytes from one atom of 8 K rows to the next (the
+// An MN-major operand (16-bit types only: FP8 wgmma reads K-major operands) with the 128- or 64-byte swizzle: the
+// swizzle atom is 8 rows of K, each one swizzle row (64 or 32 elements) of M or N. `mn_atom_bytes` steps from one
+// run of M or N to the next (the leading byte offset), 8 swizzle rows from one atom of 8 K rows to the next (the
 // stride byte offset).
-__device__ __forceinline__ uint64_t smem_descriptor_mn_major_sw128(uint32_t smem_byte_address, uint32_t mn_atom_bytes) {
-  constexpr uint64_t kStrideBytes = 1024;
-  constexpr uint64_t kSwizzle128B = 1;
+template <uint32_t kSwizzleBytes>
+__device__ __forceinline__ uint64_t smem_descriptor_mn_major(uint32_t smem_byte_address, uint32_t mn_atom_bytes) {
+  static_assert(kSwizzleBytes == 128 || kSwizzleBytes == 64, "the 128- or 64-byte swizzle");
+  constexpr uint64_t kStrideBytes = 8 * kSwizzleBytes;
+  constexpr uint64_t kSwizzleMode = kSwizzleBytes == 128 ? 1 : 2;  // the descriptor's codes of the two swizzles
   return static_cast<uint64_t>((smem_byte_address & 0x3FFFF) >> 4) | (static_cast<uint64_t>(mn_atom_bytes >> 4) << 16) |
-         ((kStrideBytes >> 4) << 32) | (kSwizzle128B << 62);
+         ((kStrideBytes >> 4) << 32) | (kSwizzleMode << 62);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }

@@ -227,15 +227,18 @@ struct GemmTensorMaps {
   driver::CUtensorMap a, b, sfa, sfb, d, c;
 };
 
-// An operand's map: K-major as rows x K in boxes of slice rows x one K block; MN-major as K x rows (the rows of
-// M or N contiguous) in boxes of one K block x 64 elements (one 128-byte swizzle row; operand_mn_major.cuh).
+// An operand's map: K-major as rows x K in boxes of `box_rows` (the multicast slice) x one K block, with the 128-byte
+// swizzle; MN-major as K x rows (the rows of M or N contiguous) in boxes of one K block x `box_rows` (a run of 64 or
+// 32 elements, one swizzle row: operand_mn_major.cuh), swizzled by the run's bytes.
 MatrixBox operand_box(const void* data, bool mn_major, std::int64_t rows, std::int64_t k, std::int64_t row_stride,
-                      int element_bytes, std::uint32_t slice_rows, std::uint32_t block_k, std::uint64_t groups,
+                      int element_bytes, std::uint32_t box_rows, std::uint32_t block_k, std::uint64_t groups,
                       std::int64_t group_stride) {
-  if (mn_major)
-    return {data, u64(k), u64(rows), u64(row_stride), element_bytes, block_k, 128u / element_bytes, 128, groups,
-            u64(group_stride)};
-  return {data, u64(rows), u64(k), u64(row_stride), element_bytes, slice_rows, block_k, 128, groups, u64(group_stride)};
+  if (mn_major) {
+    const std::int32_t swizzle_bytes = static_cast<std::int32_t>(box_rows) * element_bytes;
+    return {data,     u64(k),        u64(rows), u64(row_stride), element_bytes, block_k,
+            box_rows, swizzle_bytes, groups,    u64(group_stride)};
+  }
+  return {data, u64(rows), u64(k), u64(row_stride), element_bytes, box_rows, block_k, 128, groups, u64(group_stride)};
 }
 
 // Expert g's blocks [M, ks[g]] of A and [N, ks[g]] of B, K-major, one after another in the k-grouped FP8 layout.
@@ -274,12 +277,13 @@ GemmTensorMaps tensor_maps(const detail::GemmProblem& p, const KernelConfig& con
   if (config.expert_maps()) {
     encode_expert_maps(p, config, experts);
   } else {
+    const int box_rows_a = p.a_mn_major ? config.mn_major_run_a() : config.slice_rows_a();
+    const int box_rows_b = p.b_mn_major ? config.mn_major_run_b() : config.slice_rows_b();
     maps.a = make_tensor_map(operand_box(a, p.a_mn_major, p.m, k, p.a_row_stride, element_bytes,
-                                         std::uint32_t(config.slice_rows_a()), block_k, groups_of(masked),
-                                         p.a_group_stride),
+                                         std::uint32_t(box_rows_a), block_k, groups_of(masked), p.a_group_stride),
                              "encoding the tensor map of 'a'");
     maps.b = make_tensor_map(operand_box(b, p.b_mn_major, p.n, k, p.b_row_stride, element_bytes,
-                                         std::uint32_t(config.slice_rows_b()), block_k,
+                                         std::uint32_t(box_rows_b), block_k,
                                          groups_of(p.layout == detail::GemmLayout::Contiguous ||
                                                    p.layout == detail::GemmLayout::Masked),
                                          p.b_group_stride),

@@ -29,8 +29,10 @@ MmaType mma_type(const KernelShape& shape) {
   }
 }
 
-const char* operand_policy(bool mn_major) {
-  return mn_major ? "fgemm::sm90::MnMajorOperand<Config>" : "fgemm::sm90::KMajorOperand<Config>";
+// A or B (`operand`: 'a' or 'b') K-major, or MN-major in the runs of M or N that its TileConfig gives it.
+std::string operand_policy(bool mn_major, char operand) {
+  if (!mn_major) return "fgemm::sm90::KMajorOperand<Config>";
+  return std::string("fgemm::sm90::MnMajorOperand<Config, Config::kTile.mn_major_run_") + operand + "()>";
 }
 
 const char* bias_element(DType bias_dtype) {
@@ -118,8 +120,8 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "
       << cpp_bool(config.shape.c_in_d) << ", " << cpp_bool(config.shape.packed_d) << ">;\n"
-      << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major) << ",\n"
-      << "    " << operand_policy(config.shape.b_mn_major) << ",\n"
+      << "using Kernel = fgemm::sm90::GemmKernel<Config, " << operand_policy(config.shape.a_mn_major, 'a') << ",\n"
+      << "    " << operand_policy(config.shape.b_mn_major, 'b') << ",\n"
       << "    " << math.type << ",\n"
       << "    " << transform_policy(config) << ">;\n"
       << "static_assert(Kernel::kSmemBytes == " << config.smem_bytes()

@@ -21,8 +21,9 @@ constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
 // math warpgroups; three (BLOCK_M 192) get 152, for up to 128 columns.
 constexpr int kMaxWarpgroupN = 256;
 constexpr int kMaxBlockN192 = 128;
-// An MN-major operand is loaded in boxes of 64 elements of M or N (one 128-byte swizzle row).
-constexpr int kMnMajorBox = 64;
+// An MN-major operand is loaded in boxes of a run of M or N, 64 elements or, where a tile's extents are not whole
+// runs of 64, 32 (TileConfig::mn_major_run_a/b).
+constexpr int kMnMajorShortestRun = 32;
 
 }  // namespace
 
@@ -36,7 +37,7 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
     const int warpgroup_cols = block_m == 64 ? 2 : 1;
     const int max_block_n = block_m == 192 ? kMaxBlockN192 : kMaxWarpgroupN;
     // Each warpgroup's columns are a valid wgmma N (a multiple of 8), whole boxes where B is MN-major.
-    const int warpgroup_step = shape.b_mn_major ? kMnMajorBox : 8;
+    const int warpgroup_step = shape.b_mn_major ? kMnMajorShortestRun : 8;
     for (int block_n = warpgroup_step * warpgroup_cols; block_n <= max_block_n;
          block_n += warpgroup_step * warpgroup_cols) {
       for (auto [cluster_m, cluster_n] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
@@ -53,8 +54,8 @@ std::vector<KernelConfig> no_scale_candidates(const ProblemSize& problem, const 
         config.c_bytes = shape.c_of_d_type ? 2 : 4;
         config.num_sms = device.num_sms;
         // A shared operand is split into per-CTA slices of whole swizzle atoms (8 rows K-major, a box MN-major).
-        const int slice_unit_a = shape.a_mn_major ? kMnMajorBox : 8;
-        const int slice_unit_b = shape.b_mn_major ? kMnMajorBox : 8;
+        const int slice_unit_a = shape.a_mn_major ? kMnMajorShortestRun : 8;
+        const int slice_unit_b = shape.b_mn_major ? kMnMajorShortestRun : 8;
         if (config.slice_rows_a() % slice_unit_a != 0 || config.slice_rows_b() % slice_unit_b != 0) continue;
         config.num_stages = most_stages(config, device);
         if (config.num_stages < 2) continue;

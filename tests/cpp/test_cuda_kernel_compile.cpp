@@ -231,6 +231,30 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   }
 }
 
+// MN-major operands in runs of 32 elements (the 64-byte swizzle), where a tile's extents are not whole runs of 64:
+// 192 x 96 and 128 x 160 with B MN-major (TN and NN), 64-row tiles whose warpgroups take 32 and 96 columns, and
+// clusters of two sharing a 32-row slice of A (1 x 2, 64-row tiles) or of B (2 x 1, 64 columns), each with
+// BF16 out and with FP32 accumulated in place.
+TEST(GemmKernelCompile, MnMajorRunsOf32) {
+  const DeviceLimits h100;
+  const BlockShape shapes[] = {{192, 96, 1, 1}, {128, 160, 1, 1}, {64, 64, 1, 1},
+                               {64, 192, 1, 1}, {64, 128, 1, 2}, {128, 64, 2, 1}};
+  for (int order : {2, 3}) {  // NN, TN
+    ProblemSize size = ragged_problem(DType::BF16, detail::Scaling::None);
+    size.shape.a_mn_major = order & 1;
+    size.shape.b_mn_major = order & 2;
+    for (bool in_place : {false, true}) {
+      size.shape.output_f32 = size.shape.c_in_d = in_place;
+      for (const BlockShape& shape : shapes) {
+        if (shape.cluster_n == 2 && !size.shape.a_mn_major) continue;  // a K-major A's slice is no run
+        const KernelConfig config = choose_config(size, h100, shape);
+        EXPECT_EQ(shape.cluster_n == 2 ? config.mn_major_run_a() : config.mn_major_run_b(), 32) << config.name();
+        expect_compiles_cleanly(config);
+      }
+    }
+  }
+}
+
 // FP8's 1D1D recipe (weight gradients): the normal layout with its scales loaded by the TMA and by the helper
 // warp, FP32 out accumulating in place (C is D), BF16 out, a C of its own, every candidate of the widest
 // warpgroups of two and of three math warpgroups; and the k-grouped layout in place and with BF16 out.

@@ -96,6 +96,20 @@ def test_c_through_its_ring_under_forced_tiles(block_m, block_n, c_slots, letter
         check_dense("bf16", letters, out, c_mode, 2000, 4097, 136, device="cuda")
 
 
+# MN-major operands in runs of 32 elements (the 64-byte swizzle, TileConfig::mn_major_run_a/b) under forced tiles
+# whose extents are not whole runs of 64: 192 x 96 and 128 x 160 (B's columns), 64-row tiles whose warpgroups take
+# 32 and 96 columns, and clusters of two sharing 32 rows of A (1 x 2, A MN-major) or 32 columns of B (2 x 1, B
+# MN-major); every storage order with an MN-major operand, BF16 and FP16, 16-bit out and FP32 accumulated in place,
+# edges in M and a ragged N, several tiles per CTA.
+@pytest.mark.parametrize("block_m,block_n,cluster_m,cluster_n", [
+    (192, 96, 1, 1), (128, 160, 1, 1), (64, 64, 1, 1), (64, 192, 1, 1), (64, 128, 1, 2), (128, 64, 2, 1)])
+@pytest.mark.parametrize("letters", ["nn", "tn", "tt"])
+def test_mn_major_runs_of_32(block_m, block_n, cluster_m, cluster_n, letters):
+    with forced_config(block_m, block_n, cluster_m, cluster_n):
+        check_dense("bf16", letters, "same", None, 1000, 1001, 776, spare_columns=1, device="cuda")
+        check_dense("fp16", letters, "fp32", "d", 2049, 2000, 520, device="cuda")
+
+
 @pytest.mark.parametrize("use_psum_layout", [False, True])
 @pytest.mark.parametrize("out", ["same", "fp32"])
 @pytest.mark.parametrize("letters", ["nt", "nn"])
@@ -174,8 +188,9 @@ def test_operands_on_the_host_are_refused():
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
 # (FP32 and D's type, a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles, FP32
-# and D's type), both contiguous forms
-# with an empty group and padding, masked with an empty group, k-grouped with an empty expert and C being D.
+# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A),
+# both contiguous forms with an empty group and padding, masked with an empty group, k-grouped with an empty expert
+# and C being D.
 SANITIZER_PROGRAM = """
 import torch
 from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
@@ -185,6 +200,10 @@ for dtype_name in {dtype_names}:
     with forced_config(128, 256, 1, 1):
         check_dense(dtype_name, "nt", "same", "c", 200, 520, 136, device="cuda")
         check_dense(dtype_name, "nt", "same", "c16", 200, 520, 136, device="cuda")
+    with forced_config(192, 96, 1, 1):
+        check_dense(dtype_name, "tn", "same", None, 200, 200, 136, device="cuda")
+    with forced_config(64, 128, 1, 2):
+        check_dense(dtype_name, "tt", "fp32", "d", 130, 200, 136, device="cuda")
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
         check_dense(dtype_name, letters, "fp32", "d", 130, 71, 136, device="cuda")

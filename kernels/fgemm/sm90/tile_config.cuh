@@ -76,6 +76,14 @@ struct TileConfig {
   constexpr int loaded_rows_a() const { return a_rows > 0 ? a_rows : block_m; }
   constexpr int slice_rows_b() const { return cluster_m > 1 ? block_n / multicast_size() : block_n; }
 
+  // An MN-major operand (a 16-bit A stored [K, M] or B [K, N], operand_mn_major.cuh) is loaded in boxes of one K
+  // block by a run of M or N that is one swizzle row: 64 elements (the 128-byte swizzle) where every extent the
+  // boxes tile is a multiple of 64, else 32 (the 64-byte swizzle), so that tiles and warpgroups of any multiple of
+  // 32 rows or columns load and multiply whole boxes. A's extents are its multicast slice and the warpgroups' 64
+  // rows; B's its slice and a warpgroup's columns.
+  constexpr int mn_major_run_a() const { return slice_rows_a() % 64 == 0 ? 64 : 32; }
+  constexpr int mn_major_run_b() const { return slice_rows_b() % 64 == 0 && warpgroup_n() % 64 == 0 ? 64 : 32; }
+
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
   // a warpgroup wider than 160 columns has a fourth stage, FP32 output or a ring of C smaller than the whole
   // staging (which would leave room for two stages only), one column half at a time, if a half is whole 8-column
