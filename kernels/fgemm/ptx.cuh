@@ -202,6 +202,20 @@ __device__ __forceinline__ void prefetch_tensor_map(const TensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
 }
 
+// Brings the box at (inner, outer) of a matrix (2-D map) or at (inner, middle, outer) of a stack of them (3-D) into
+// L2, for a later access to find it there; nothing lands in shared memory and nothing is waited for.
+__device__ __forceinline__ void tma_prefetch_l2_2d(const TensorMap* map, int32_t inner, int32_t outer) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(map), "r"(inner), "r"(outer)
+               : "memory");
+}
+
+__device__ __forceinline__ void tma_prefetch_l2_3d(const TensorMap* map, int32_t inner, int32_t middle,
+                                                   int32_t outer) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(map), "r"(inner),
+               "r"(middle), "r"(outer)
+               : "memory");
+}
+
 __device__ __forceinline__ void tma_load_2d(void* smem_dst, const TensorMap* map, uint64_t* barrier, int32_t inner,
                                             int32_t outer) {
   asm volatile(

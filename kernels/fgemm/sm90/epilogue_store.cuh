@@ -114,6 +114,23 @@ struct Epilogue {
       ptx::tma_store_3d(map, chunk, col, row, group);
   }
 
+  // Brings the tile's boxes of D (64 rows x kChunkCols columns each, those the stores take) into L2, where C is D:
+  // the TMA's additions then read D from L2 rather than wait for DRAM in the epilogue. `group` is D's matrix in a
+  // stack of them.
+  template <bool kStackedD>
+  __device__ static void prefetch_tile_of_d(const ptx::TensorMap* map, int32_t m0, int32_t n0, uint32_t group) {
+#pragma unroll 1
+    for (uint32_t row = 0; row < C::kBlockM; row += 64) {
+#pragma unroll 1
+      for (uint32_t col = 0; col < C::kBlockN; col += C::kChunkCols) {
+        if constexpr (kStackedD)
+          ptx::tma_prefetch_l2_3d(map, n0 + col, m0 + row, group);
+        else
+          ptx::tma_prefetch_l2_2d(map, n0 + col, m0 + row);
+      }
+    }
+  }
+
   // Tiles with rows that must not be written (past masked_m, padding rows of the contiguous layout) or with
   // columns past a ragged edge of D: each warp copies its own 16 staged rows to D one row at a time, 16 bytes
   // per lane, so that each store instruction writes a run of one row. (Each thread storing its own elements
