@@ -190,6 +190,17 @@ void check_kernel_limits(const detail::GemmProblem& p) {
     throw Error(ErrorKind::InvalidValue, "fgemm: on the GPU, argument 'sfb' must span fewer than 2^32 elements");
 }
 
+// FP32 accumulation in place (C is D) adds each tile to D with the TMA's reduction store at the tile's end, except
+// where the normal layout's K loop is as short as kInPlaceThroughRingMaxK: there D is read as a C of its own, through
+// C's ring, whose loads start with the tile (epilogue_c_ring.cuh). On an H200 (docs/PERFORMANCE.md) the ring was
+// 1.14x (BF16) and 1.20x (FP8 1D1D) faster at K = 512, and 1-14% slower at K = 1536 and more, where the ring
+// takes the shared memory of stages.
+constexpr std::int64_t kInPlaceThroughRingMaxK = 512;
+
+bool adds_by_reduction_store(const detail::GemmProblem& p) {
+  return p.adds_to_d() && !(p.layout == detail::GemmLayout::Normal && p.k <= kInPlaceThroughRingMaxK);
+}
+
 // What the heuristics tune for: the masked layout for the expected rows per group, the others for their rows;
 // the k-grouped layout for its experts' mean K (its kernels take any K).
 ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
@@ -203,8 +214,8 @@ ProblemSize problem_size(const detail::GemmProblem& p, bool scales_by_tma) {
                            p.n,
                            k_grouped ? 0 : p.k,
                            p.d_dtype == DType::F32 || p.d_dtype == DType::I32,
-                           p.c != nullptr && !p.adds_to_d(),
-                           p.adds_to_d(),
+                           p.c != nullptr && !adds_by_reduction_store(p),
+                           adds_by_reduction_store(p),
                            p.c != nullptr && p.c_dtype != DType::F32,
                            scales_by_tma,
                            p.ab_dtype,
