@@ -49,7 +49,7 @@ struct GemmKernel {
                     C::kSliceRowsB % OperandB::kRowUnit == 0,
                 "a stage loads whole boxes of each operand");
   // Where C is D, a tile of at most kPrefetchDMaxKBlocks K blocks has its D brought into L2 kPrefetchDKBlocks K
-  // blocks before its end (produce). Measured on an H200 (docs/PERFORMANCE.md): 3-15% faster on tiles of 4 to 32
+  // blocks before its end (produce). Measured on an H200 (docs/PERFORMANCE.md): 2-15% faster on tiles of 4 to 32
   // K blocks, whose epilogue weighs most, and up to 3% slower on tiles of 56 and more.
   static constexpr uint32_t kPrefetchDKBlocks = 8;
   static constexpr uint32_t kPrefetchDMaxKBlocks = 32;
