@@ -111,8 +111,8 @@ struct GemmProblem {
   }
 
   // C is D itself (validation allows it, or a C apart from D) and FP32: accumulation in place, which the GPU's
-  // TMA store does by adding to D as it writes it. A 16-bit C that is D is read like a C of its own, so that D is
-  // rounded once, from C + A·B.
+  // TMA store does by adding to D as it writes it (at short K the GPU reads D as a C of its own instead). A 16-bit
+  // C that is D is read like a C of its own, so that D is rounded once, from C + A·B.
   bool adds_to_d() const {
     return c != nullptr && c == d && d_dtype == DType::F32 && c_row_stride == d_row_stride &&
            c_group_stride == d_group_stride;

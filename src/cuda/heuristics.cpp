@@ -246,7 +246,7 @@ void add_split_k_variants(std::vector<KernelConfig>& configs, const ProblemSize&
       KernelConfig config = configs[i];
       config.split_k = splits;
       // The owner of every split_k-th warp takes its peers' sums in slots of the tile's sums' memory.
-      if (config.split_k_slots() > config.num_math_warpgroups() * 4) continue;
+      if (!config.split_k_slots_fit()) continue;
       config.num_stages = most_stages(config, device);
       if (config.num_stages >= 2) configs.push_back(config);
     }

@@ -55,6 +55,13 @@ struct SplitKReduction {
 
   __device__ __forceinline__ uint64_t* free() const { return ready + 1; }
 
+  // The slot in CTA `owner` that takes CTA `sender`'s sums of math warp `warp` (owned by `owner`): each owned warp
+  // has one slot per peer, in rank order without the owner.
+  __device__ __forceinline__ uint32_t slot_address(uint32_t warp, uint32_t sender, uint32_t owner) const {
+    const uint32_t slot = warp / kSplits * (kSplits - 1) + (sender < owner ? sender : sender - 1);
+    return WarpSums::thread_address(slots + slot * kWarpBytes);
+  }
+
   // Whether this CTA reduces and stores the rows of math warp `warp`.
   __device__ __forceinline__ bool owns(uint32_t warp) const { return warp % kSplits == rank; }
 
@@ -64,8 +71,6 @@ struct SplitKReduction {
   __device__ __forceinline__ void reduce(float (&acc)[kFragments], bool rows_needed) {
     const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const uint32_t owner = warp % kSplits;
-    // Warp w's slots in its owner: one per peer, in rank order without the owner.
-    const uint32_t first_slot = warp / kSplits * (kSplits - 1);
     if (owner != rank) {
       // The owner is done reading this CTA's sums of the previous tile (a fresh barrier passes parity 1 at once).
       ptx::mbarrier_wait(free(), (tiles & 1) ^ 1);
@@ -73,8 +78,7 @@ struct SplitKReduction {
       // byte declared by them has come.
       if (lane == 0) ptx::mbarrier_arrive_expect_tx_relaxed_cluster(ready, owner, rows_needed ? kWarpBytes : 0);
       if (rows_needed) {
-        const uint32_t slot = first_slot + (rank < owner ? rank : rank - 1);
-        const uint32_t remote = ptx::map_shared_to_cta(WarpSums::thread_address(slots + slot * kWarpBytes), owner);
+        const uint32_t remote = ptx::map_shared_to_cta(slot_address(warp, rank, owner), owner);
         const uint32_t remote_ready = ptx::peer_barrier(ready, owner);
 #pragma unroll
         for (uint32_t q = 0; q < kFragments / 4; ++q)
@@ -87,8 +91,7 @@ struct SplitKReduction {
         // Not unrolled: seven peers' slots at once would spill.
 #pragma unroll 1
         for (uint32_t r = 0; r < kSplits; ++r)
-          if (r != rank)
-            WarpSums::add_to(WarpSums::thread_address(slots + (first_slot + (r < rank ? r : r - 1)) * kWarpBytes), acc);
+          if (r != rank) WarpSums::add_to(slot_address(warp, r, rank), acc);
       }
       // The slots' loads complete before the peers' st.async of the next tile may overwrite them, as a stage's
       // before the TMA refills it (stage_ring.cuh): the proxy fence is a MEMBAR.ALL.CTA, which waits for them, and

@@ -125,6 +125,7 @@ struct TileConfig {
   // math warpgroup, which the first reads. The slots take at most the tile's sums (its every warp once), which is
   // what split-K's stage counts were measured with.
   constexpr int split_k_slots() const { return ceil_div(num_math_warpgroups() * 4, split_k) * (split_k - 1); }
+  constexpr bool split_k_slots_fit() const { return split_k_slots() <= num_math_warpgroups() * 4; }
   constexpr int sums_bytes() const { return split_k > 1 || alternate_k_blocks ? block_m * block_n * 4 : 0; }
   constexpr int split_k_barrier_bytes() const { return split_k > 1 ? 2 * 8 : 0; }
 
