@@ -191,14 +191,19 @@ void check_kernel_limits(const detail::GemmProblem& p) {
 }
 
 // FP32 accumulation in place (C is D) adds each tile to D with the TMA's reduction store at the tile's end, except
-// where the normal layout's K loop is as short as kInPlaceThroughRingMaxK: there D is read as a C of its own, through
-// C's ring, whose loads start with the tile (epilogue_c_ring.cuh). On an H200 (docs/PERFORMANCE.md) the ring was
-// 1.14x (BF16) and 1.20x (FP8 1D1D) faster at K = 512, and 1-14% slower at K = 1536 and more, where the ring
-// takes the shared memory of stages.
+// where the normal layout's K loop is as short as kInPlaceThroughRingMaxK and M has at least
+// kInPlaceThroughRingMinM rows: there D is read as a C of its own, through C's ring, whose loads start with the tile
+// (epilogue_c_ring.cuh). On an H200 (docs/PERFORMANCE.md) the ring was 1.14x (BF16) and 1.20x (FP8 1D1D) faster at
+// 32768 x 4096 x 512, and 1-14% slower at K = 1536 and more, where the ring takes the shared memory of stages.
+// Decode-sized M keeps the reduction store: its D is a few rows, and a ring of C would cost the 8-bit decode tiles
+// their alternate K blocks (TileConfig::alternate_k_blocks), which exclude one.
 constexpr std::int64_t kInPlaceThroughRingMaxK = 512;
+constexpr std::int64_t kInPlaceThroughRingMinM = 129;
 
 bool adds_by_reduction_store(const detail::GemmProblem& p) {
-  return p.adds_to_d() && !(p.layout == detail::GemmLayout::Normal && p.k <= kInPlaceThroughRingMaxK);
+  const bool through_ring = p.layout == detail::GemmLayout::Normal && p.k <= kInPlaceThroughRingMaxK &&
+                            p.m >= kInPlaceThroughRingMinM;
+  return p.adds_to_d() && !through_ring;
 }
 
 // What the heuristics tune for: the masked layout for the expected rows per group, the others for their rows;

@@ -74,7 +74,10 @@ def test_three_math_warpgroups(block_n, mn_major):
     with forced_config(192, block_n, 1, 1):
         for out, c_mode in epilogues:
             check_normal(2000, 2000, 1408, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n)
-            check_normal(193, 136, 400, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n + 1)
+            # In place at K <= 512, D is read through C's ring (src/cuda/gemm_sm90.cpp), which 128 columns cannot
+            # be forced with: there the short case runs K = 640, added to D by the reduction store.
+            short_k = 640 if block_n == 128 and c_mode == "d" else 400
+            check_normal(193, 136, short_k, out, "cuda", c_mode=c_mode, mn_major=mn_major, seed=block_n + 1)
         for c_mode, out in [("d", torch.float32), (None, torch.bfloat16), ("c", torch.bfloat16)]:
             check_k_grouped([128, 0, 384, 1280, 256], 400, 520, "cuda", c_mode=c_mode, out=out, mn_major=mn_major,
                             seed=block_n)
