@@ -31,8 +31,8 @@ std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& confi
 double split_k_cycles(const ProblemSize& problem, const KernelConfig& config);
 // What a tile waits in its epilogue for the chunks of C that its ring could not load during the K loop.
 double c_ring_cycles(const KernelConfig& config);
-// The least time to move `bytes` between DRAM and the SMs, in cycles.
-double dram_cycles(double bytes);
+// The least time to move `bytes` between DRAM and the SMs, in cycles, at `bytes_per_cycle`.
+double dram_cycles(double bytes, double bytes_per_cycle);
 // The epilogue's DRAM traffic per element of D, in D's elements: 1 without C; with C, 3 as the models were
 // fitted (an FP32 C is two of a 16-bit D's elements), and 2 for a C of D's 16-bit type.
 double epilogue_d_passes(const KernelShape& shape);

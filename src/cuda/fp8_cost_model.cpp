@@ -30,6 +30,10 @@ constexpr double kKBlockOverheadCyclesSplitN = 200;
 constexpr double kTwoScaleBlocksCycles = 2;      // per column, when a warpgroup's columns need two sfb values
 constexpr double kTileOverheadCycles = 2400;     // per tile: scale set-up, epilogue latency, pipeline refill
 constexpr double kStoreBytesPerCycle = 64;       // TMA store of D from one SM
+// The DRAM bound takes the H100's figure on every device: the decode regime's choice relies on every candidate
+// tying there (heuristics.cpp, kDecodeMaxM). With an H200's own figure, 128 x 24576 x 1536 took 64 x 256 tiles
+// there and ran 19.9 us, against 16.8 in the 64 x 192 that the ties choose (docs/PERFORMANCE.md).
+constexpr double kDramBytesPerCycle = kFittedDramBytesPerCycle;
 // BLOCK_M 128 keeps two 64 x BLOCK_N FP32 accumulators per thread: past 160 columns they no longer fit in
 // the 232 registers a math thread gets. With BLOCK_M 64 each warpgroup holds half of BLOCK_N.
 constexpr int kMaxBlockN128 = 160;
@@ -170,7 +174,7 @@ double fp8_cost(const ProblemSize& problem, const KernelConfig& config, const De
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) +
                             double(problem.num_groups) * m * n * config.output_bytes *
                                 epilogue_d_passes(problem.shape);
-  const double memory_bound = dram_cycles(dram_bytes);
+  const double memory_bound = dram_cycles(dram_bytes, kDramBytesPerCycle);
   return std::max(compute_bound, memory_bound);
 }
 
@@ -237,7 +241,7 @@ double row_blocks_cost(const ProblemSize& problem, const KernelConfig& config, c
   const double dram_bytes = (double(m) + double(n)) * operand_k + double(problem.num_groups) * m * n *
                                                                       config.output_bytes *
                                                                       (d_passes + (problem.shape.has_c ? 1 : 0));
-  const double memory_bound = dram_cycles(dram_bytes);
+  const double memory_bound = dram_cycles(dram_bytes, kDramBytesPerCycle);
 
   const double stages_held = config.two_partials() ? 2 : 1 + kRowBlocksPromotionHoldsStage3;
   const double loading_stages = std::max(config.num_stages - stages_held, 1.0);

@@ -39,11 +39,20 @@ bool print_configs() {
 
 }  // namespace
 
+double dram_bytes_per_cycle_of(const driver::DeviceProperties& properties, double fallback) {
+  if (properties.clock_khz <= 0 || properties.memory_clock_khz <= 0 || properties.memory_bus_width_bits <= 0)
+    return fallback;
+  return 2.0 * properties.memory_clock_khz * (properties.memory_bus_width_bits / 8.0) / properties.clock_khz;
+}
+
 DeviceLimits gemm_device_limits(int device) {
   const auto& properties = driver::device_properties(device);
   DeviceLimits limits;
   limits.num_sms = properties.sm_count;
   limits.max_smem_per_block = properties.max_shared_memory_per_block_optin;
+  // A device with faster DRAM than the H100 the models were fitted on gets its own figure: on an H200 the 16-bit
+  // rows whose choice it changed ran 1.00-1.15x faster (docs/PERFORMANCE.md). Slower ones keep the fitted figure.
+  limits.dram_bytes_per_cycle = std::max(limits.dram_bytes_per_cycle, dram_bytes_per_cycle_of(properties, 0));
   const int requested = detail::requested_num_sms();
   if (requested > properties.sm_count)
     throw Error(ErrorKind::InvalidValue, "fgemm: set_num_sms(" + std::to_string(requested) + ") exceeds the " +

@@ -3,6 +3,7 @@
 
 #include "core/problem.hpp"
 #include "cuda/heuristics.hpp"
+#include "driver/device.hpp"
 #include "fgemm/fgemm.hpp"
 #include "jit/kernel_spec.hpp"
 
@@ -11,8 +12,13 @@ namespace fgemm::cuda {
 void gemm(const detail::GemmProblem& problem, Stream stream);
 
 // The limits the heuristics choose for on `device` (a Hopper device, use_hopper_device): its SMs (or
-// set_num_sms's), its shared memory.
+// set_num_sms's), its shared memory, its DRAM bandwidth.
 DeviceLimits gemm_device_limits(int device);
+
+// The device's peak DRAM bytes per SM clock cycle: two transfers per memory clock over the whole bus (an H100 SXM's
+// 2619 MHz x 5120 bits, 1693 bytes per cycle of its 1980 MHz SMs; an H200's 3201 MHz x 6016 bits, 2431), or
+// `fallback` where the driver reports no clocks.
+double dram_bytes_per_cycle_of(const driver::DeviceProperties& properties, double fallback);
 
 // The configuration force_config imposes (all 0: none).
 BlockShape forced_config();

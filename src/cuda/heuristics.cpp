@@ -28,8 +28,6 @@ constexpr int kSplits[] = {2, 4, 8};
 constexpr double kSplitKFixedCycles = 10000;
 constexpr double kSplitKCyclesPerCta = 700;
 constexpr double kDistributedSmemBytesPerCycle = 32;
-// HBM3 bandwidth of the whole chip.
-constexpr double kChipDramBytesPerCycle = 1700;
 
 // INT8 runs the tilings of FP8 (its block recipe) and of the 16-bit kinds (no promotion), within its own limits.
 // Its wgmma takes N of 8, 16 or 24, then multiples of 16 only. Its block recipe's promotion converts each INT32
@@ -151,7 +149,7 @@ std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& confi
   return ceil_div(k, config.block_k()) / config.split_k;
 }
 
-double dram_cycles(double bytes) { return bytes / kChipDramBytesPerCycle; }
+double dram_cycles(double bytes, double bytes_per_cycle) { return bytes / bytes_per_cycle; }
 
 double epilogue_d_passes(const KernelShape& shape) {
   if (!shape.reads_c()) return 1.0;

@@ -8,9 +8,16 @@
 
 namespace fgemm::cuda {
 
+// DRAM bytes per SM clock cycle of the H100 SXM the cost models were fitted on.
+constexpr double kFittedDramBytesPerCycle = 1700;
+
 struct DeviceLimits {
   int num_sms = 132;
   int max_smem_per_block = 232448;  // H100/H200: 227 KiB of opt-in dynamic shared memory
+  // The peak DRAM bandwidth of the whole chip in bytes per SM clock cycle, for the 16-bit kinds' cost model: the
+  // figure the models were fitted with on an H100 SXM (HBM3, 3.35 TB/s at 1.98 GHz), or a faster device's own
+  // (gemm_device_limits: an H200's HBM3e moves 4.8 TB/s).
+  double dram_bytes_per_cycle = kFittedDramBytesPerCycle;
 };
 
 // The rows the kernel should be tuned for: M for the normal layout, expected_m for masked; the tiles of

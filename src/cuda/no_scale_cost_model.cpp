@@ -94,7 +94,7 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   const double dram_bytes = double(problem.num_groups) * (double(m) * k + double(n) * k) * config.operand_bytes +
                             double(problem.num_groups) * m * n * config.output_bytes *
                                 epilogue_d_passes(problem.shape);
-  const double memory_bound = dram_cycles(dram_bytes);
+  const double memory_bound = dram_cycles(dram_bytes, device.dram_bytes_per_cycle);
   return std::max(compute_bound, memory_bound);
 }
 

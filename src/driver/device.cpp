@@ -27,6 +27,9 @@ DeviceProperties read_properties(CUdevice device) {
   properties.max_shared_memory_per_block_optin =
       attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   properties.l2_cache_bytes = attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  properties.clock_khz = attribute(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  properties.memory_clock_khz = attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  properties.memory_bus_width_bits = attribute(device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
   return properties;
 }
 

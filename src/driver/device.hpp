@@ -15,6 +15,9 @@ struct DeviceProperties {
   int compute_capability_minor = 0;
   int max_shared_memory_per_block_optin = 0;  // bytes a block may use after opting in
   int l2_cache_bytes = 0;
+  int clock_khz = 0;              // the SMs' clock
+  int memory_clock_khz = 0;       // DRAM's peak clock (data move on both of its edges)
+  int memory_bus_width_bits = 0;  // DRAM's bus
 };
 
 // The driver's handle of device `device_index` (0-based, as in CUDA_VISIBLE_DEVICES order). Throws
