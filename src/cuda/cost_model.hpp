@@ -33,6 +33,10 @@ double split_k_cycles(const ProblemSize& problem, const KernelConfig& config);
 double c_ring_cycles(const KernelConfig& config);
 // The least time to move `bytes` between DRAM and the SMs, in cycles, at `bytes_per_cycle`.
 double dram_cycles(double bytes, double bytes_per_cycle);
+// Whether the device's DRAM is faster than that of the H100 the models were fitted on (an H200's): there the
+// 16-bit decode tiles that fill the SMs with narrow tiles are bound by each K block's chain (no_scale_cost_model.cpp)
+// rather than by their loads, and may split (heuristics.cpp).
+bool dram_outpaces_the_fit(const DeviceLimits& device);
 // The epilogue's DRAM traffic per element of D, in D's elements: 1 without C; with C, 3 as the models were
 // fitted (an FP32 C is two of a 16-bit D's elements), and 2 for a C of D's 16-bit type.
 double epilogue_d_passes(const KernelShape& shape);

@@ -151,6 +151,10 @@ std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& confi
 
 double dram_cycles(double bytes, double bytes_per_cycle) { return bytes / bytes_per_cycle; }
 
+bool dram_outpaces_the_fit(const DeviceLimits& device) {
+  return device.dram_bytes_per_cycle > kFittedDramBytesPerCycle;
+}
+
 double epilogue_d_passes(const KernelShape& shape) {
   if (!shape.reads_c()) return 1.0;
   return shape.c_of_d_type ? 2.0 : 3.0;
@@ -286,9 +290,16 @@ namespace {
 // did not gain, and INT8's were not measured. A split tile's fixed cost is large (kSplitKFixedCycles), so
 // only splits whose clusters all run at once are weighed: at most 30 clusters of four on an H100's 132 SMs (the
 // driver's count; its GPCs do not all hold 16 SMs), where 32 of them ran 1.6x slower than 16 of twice the width.
+// On a device whose DRAM outpaces the fit (dram_outpaces_the_fit), splits are weighed too where at most
+// kDecodeMaxM rows take tiles of at most kChainBoundMaxBlockN columns, whose K loop is bound by each block's chain
+// of barrier wait, wgmma and release (the cost model's kKBlockChainCycles), not by their few bytes: on an H200,
+// 1 x 2112 x 7168 took 17.5 us in 64 x 16 tiles on all 132 SMs and 14.0 in 64 x 80 split four; wider tiles on all
+// SMs ran 4-11% slower split. On an H100 (before split-K's fences were cut) that shape ran 18.9 us unsplit and 20.5
+// at best split (docs/PERFORMANCE.md).
 constexpr int kChosenSplits[] = {2, 4};
 constexpr double kSplitWhenSmsBusyBelow = 2.0 / 3.0;
 constexpr double kSplitCtasOfSms = 0.9;
+constexpr int kChainBoundMaxBlockN = 16;
 
 bool chooses_split_k(const ProblemSize& problem, BlockShape forced) {
   const bool sixteen_bit = problem.shape.ab_dtype == DType::BF16 || problem.shape.ab_dtype == DType::F16;
@@ -369,7 +380,8 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
   });
   const KernelConfig* best = choice.config;
   if (best && split_k_chosen &&
-      cluster_tiles(problem, *best) < kSplitWhenSmsBusyBelow * max_clusters(*best, device)) {
+      (cluster_tiles(problem, *best) < kSplitWhenSmsBusyBelow * max_clusters(*best, device) ||
+       (dram_outpaces_the_fit(device) && problem.m <= kDecodeMaxM && best->block_n <= kChainBoundMaxBlockN))) {
     const Cheapest split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
       const bool chosen_split = std::find(std::begin(kChosenSplits), std::end(kChosenSplits), config.split_k) !=
                                 std::end(kChosenSplits);

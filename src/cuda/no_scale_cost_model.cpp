@@ -15,6 +15,10 @@ constexpr double kSmLoadBytesPerCycle = 72;      // one SM's share of L2-to-SM b
 // Per K block, what the MMAs do not hide: the stage's barrier round trip and the wait for the block's MMAs
 // before the stage is released (the other math warpgroups' MMAs run meanwhile).
 constexpr double kKBlockOverheadCycles = 150;
+// The least time of a K block on a device whose DRAM outpaces the fit: one warpgroup's chain of the full barrier's
+// wait, the block's wgmmas and the stage's release, which narrow tiles cannot hide behind their loads. On an H200,
+// 1 x 2112 x 7168 took 309 cycles per K block in 64 x 16 and in 64 x 32 tiles alike (docs/PERFORMANCE.md).
+constexpr double kKBlockChainCycles = 300;
 constexpr double kTileOverheadCycles = 2000;  // per tile: epilogue latency, pipeline refill
 constexpr double kStoreBytesPerCycle = 64;    // TMA store of D from one SM
 // The math threads hold only the accumulators: a warpgroup's 64 x 256 FP32 (128 registers) fits the 232 of two
@@ -86,7 +90,8 @@ double no_scale_cost(const ProblemSize& problem, const KernelConfig& config, con
   const double store = double(config.block_m) * config.block_n * config.output_bytes / kStoreBytesPerCycle;
   // The stages loading while the math multiplies one bring a K block per kLoadLatencyCycles / (stages - 1).
   const double latency_bound = kLoadLatencyCycles / std::max(config.num_stages - 1, 1);
-  const double k_block = std::max(std::max(mma, load) + kKBlockOverheadCycles, latency_bound);
+  const double chain = dram_outpaces_the_fit(device) ? kKBlockChainCycles : 0.0;
+  const double k_block = std::max({std::max(mma, load) + kKBlockOverheadCycles, latency_bound, chain});
   const double tile =
       k_blocks * k_block + store + kTileOverheadCycles + split_k_cycles(problem, config) + c_ring_cycles(config);
   const double compute_bound = double(waves) * tile;

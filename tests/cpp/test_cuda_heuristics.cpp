@@ -438,6 +438,21 @@ TEST(Heuristics, DramBandwidthComesFromTheDevicesClocks) {
 // With an H200's DRAM figure the 16-bit model no longer ties every decode tile at the DRAM bound: 1 x 7168 x 16384
 // BF16 takes 64 x 96 tiles (75 CTAs busy) rather than 64 x 176 (41), 1.15x faster on an H200. FP8's model keeps
 // the fitted figure, whose ties its decode regime is tuned on (128 x 24576 x 1536 ran 1.18x slower without them).
+// On an H200, 64 x 16 tiles fill all 132 SMs on 1 x 2112 x 7168, but each K block's chain bounds them: split
+// four, 64 x 80 tiles ran 1.25x faster. 1 x 4096 x 7168 fills them with 64 x 32 tiles, and stays unsplit; so does
+// every shape on the fitted H100 figure (SplitKWhereFewTilesLeaveTheSmsIdle).
+TEST(Heuristics, ChainBoundDecodeTilesSplitWhereDramOutpacesTheFit) {
+  DeviceLimits h200;
+  h200.dram_bytes_per_cycle = 2431;
+  for (std::int64_t n : {2112, 4096}) {
+    ProblemSize size = problem(1, n, 7168);
+    size.shape.ab_dtype = DType::BF16;
+    size.shape.scaling = detail::Scaling::None;
+    const KernelConfig config = choose_config(size, h200);
+    EXPECT_EQ(config.split_k, n == 2112 ? 4 : 1) << config.name();
+  }
+}
+
 TEST(Heuristics, FasterDramRanksTheSixteenBitDecodeTilesOnly) {
   DeviceLimits h100, h200;
   h200.dram_bytes_per_cycle = 2431;
