@@ -31,7 +31,7 @@ constexpr double kTwoScaleBlocksCycles = 2;      // per column, when a warpgroup
 constexpr double kTileOverheadCycles = 2400;     // per tile: scale set-up, epilogue latency, pipeline refill
 constexpr double kStoreBytesPerCycle = 64;       // TMA store of D from one SM
 // The DRAM bound takes the H100's figure on every device: the decode regime's choice relies on every candidate
-// tying there (heuristics.cpp, kDecodeMaxM). With an H200's own figure, 128 x 24576 x 1536 took 64 x 256 tiles
+// tying there (kDecodeMaxM, heuristics.hpp). With an H200's own figure, 128 x 24576 x 1536 took 64 x 256 tiles
 // there and ran 19.9 us, against 16.8 in the 64 x 192 that the ties choose (docs/PERFORMANCE.md).
 constexpr double kDramBytesPerCycle = kFittedDramBytesPerCycle;
 // BLOCK_M 128 keeps two 64 x BLOCK_N FP32 accumulators per thread: past 160 columns they no longer fit in

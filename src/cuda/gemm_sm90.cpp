@@ -39,9 +39,9 @@ bool print_configs() {
 
 }  // namespace
 
-double dram_bytes_per_cycle_of(const driver::DeviceProperties& properties, double fallback) {
+double dram_bytes_per_cycle_of(const driver::DeviceProperties& properties) {
   if (properties.clock_khz <= 0 || properties.memory_clock_khz <= 0 || properties.memory_bus_width_bits <= 0)
-    return fallback;
+    return 0;
   return 2.0 * properties.memory_clock_khz * (properties.memory_bus_width_bits / 8.0) / properties.clock_khz;
 }
 
@@ -52,7 +52,7 @@ DeviceLimits gemm_device_limits(int device) {
   limits.max_smem_per_block = properties.max_shared_memory_per_block_optin;
   // A device with faster DRAM than the H100 the models were fitted on gets its own figure: on an H200 the 16-bit
   // rows whose choice it changed ran 1.00-1.15x faster (docs/PERFORMANCE.md). Slower ones keep the fitted figure.
-  limits.dram_bytes_per_cycle = std::max(limits.dram_bytes_per_cycle, dram_bytes_per_cycle_of(properties, 0));
+  limits.dram_bytes_per_cycle = std::max(limits.dram_bytes_per_cycle, dram_bytes_per_cycle_of(properties));
   const int requested = detail::requested_num_sms();
   if (requested > properties.sm_count)
     throw Error(ErrorKind::InvalidValue, "fgemm: set_num_sms(" + std::to_string(requested) + ") exceeds the " +
@@ -200,18 +200,17 @@ void check_kernel_limits(const detail::GemmProblem& p) {
 }
 
 // FP32 accumulation in place (C is D) adds each tile to D with the TMA's reduction store at the tile's end, except
-// where the normal layout's K loop is as short as kInPlaceThroughRingMaxK and M has at least
-// kInPlaceThroughRingMinM rows: there D is read as a C of its own, through C's ring, whose loads start with the tile
+// where the normal layout's K loop is as short as kInPlaceThroughRingMaxK and M is past the decode regime
+// (kDecodeMaxM): there D is read as a C of its own, through C's ring, whose loads start with the tile
 // (epilogue_c_ring.cuh). On an H200 (docs/PERFORMANCE.md) the ring was 1.14x (BF16) and 1.20x (FP8 1D1D) faster at
 // 32768 x 4096 x 512, and 1-14% slower at K = 1536 and more, where the ring takes the shared memory of stages.
 // Decode-sized M keeps the reduction store: its D is a few rows, and a ring of C would cost the 8-bit decode tiles
 // their alternate K blocks (TileConfig::alternate_k_blocks), which exclude one.
 constexpr std::int64_t kInPlaceThroughRingMaxK = 512;
-constexpr std::int64_t kInPlaceThroughRingMinM = 129;
 
 bool adds_by_reduction_store(const detail::GemmProblem& p) {
-  const bool through_ring = p.layout == detail::GemmLayout::Normal && p.k <= kInPlaceThroughRingMaxK &&
-                            p.m >= kInPlaceThroughRingMinM;
+  const bool through_ring =
+      p.layout == detail::GemmLayout::Normal && p.k <= kInPlaceThroughRingMaxK && p.m > kDecodeMaxM;
   return p.adds_to_d() && !through_ring;
 }
 

@@ -16,9 +16,9 @@ void gemm(const detail::GemmProblem& problem, Stream stream);
 DeviceLimits gemm_device_limits(int device);
 
 // The device's peak DRAM bytes per SM clock cycle: two transfers per memory clock over the whole bus (an H100 SXM's
-// 2619 MHz x 5120 bits, 1693 bytes per cycle of its 1980 MHz SMs; an H200's 3201 MHz x 6016 bits, 2431), or
-// `fallback` where the driver reports no clocks.
-double dram_bytes_per_cycle_of(const driver::DeviceProperties& properties, double fallback);
+// 2619 MHz x 5120 bits, 1693 bytes per cycle of its 1980 MHz SMs; an H200's 3201 MHz x 6016 bits, 2431), or 0
+// where the driver reports no clocks.
+double dram_bytes_per_cycle_of(const driver::DeviceProperties& properties);
 
 // The configuration force_config imposes (all 0: none).
 BlockShape forced_config();

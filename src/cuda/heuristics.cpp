@@ -55,9 +55,6 @@ constexpr int kMaxInt8BlockColumnsWithBias = 88;
 constexpr int kMaxInt8BlockColumnsThreeStages = 96;
 constexpr int kMaxInt8ColumnsWithInputs = 128;
 
-// The decode regime of the block recipe (FP8 and INT8): the normal layout with at most two 64-row tiles of M, where
-// the DRAM bounds every candidate and the cost models tie (cheapest).
-constexpr std::int64_t kDecodeMaxM = 128;
 // Shares of busy SMs this close count as equal: over many waves every tile keeps nearly all of them busy, and the
 // larger tile's wider loads win (1 x 7168 x 16384 on an H100: 60.3 µs in 64 x 32 tiles, 52.7 in 64 x 128).
 constexpr double kDecodeBusyShareTie = 0.05;

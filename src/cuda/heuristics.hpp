@@ -11,6 +11,11 @@ namespace fgemm::cuda {
 // DRAM bytes per SM clock cycle of the H100 SXM the cost models were fitted on.
 constexpr double kFittedDramBytesPerCycle = 1700;
 
+// The decode regime: the normal layout with at most two 64-row tiles of M. There the block recipe's candidates
+// (FP8 and INT8) all meet the DRAM bound and tie (heuristics.cpp, cheapest), its 64-row tiles take alternate K
+// blocks, and accumulation in place keeps the reduction store (gemm_sm90.cpp).
+constexpr std::int64_t kDecodeMaxM = 128;
+
 struct DeviceLimits {
   int num_sms = 132;
   int max_smem_per_block = 232448;  // H100/H200: 227 KiB of opt-in dynamic shared memory

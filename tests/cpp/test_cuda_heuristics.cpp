@@ -430,9 +430,9 @@ TEST(Heuristics, DramBandwidthComesFromTheDevicesClocks) {
   h100.memory_bus_width_bits = 5120;
   h200.memory_clock_khz = 3201000;
   h200.memory_bus_width_bits = 6016;
-  EXPECT_NEAR(dram_bytes_per_cycle_of(h100, 0), 1693, 1);
-  EXPECT_NEAR(dram_bytes_per_cycle_of(h200, 0), 2431, 1);
-  EXPECT_EQ(dram_bytes_per_cycle_of(silent, 1234), 1234);
+  EXPECT_NEAR(dram_bytes_per_cycle_of(h100), 1693, 1);
+  EXPECT_NEAR(dram_bytes_per_cycle_of(h200), 2431, 1);
+  EXPECT_EQ(dram_bytes_per_cycle_of(silent), 0);
 }
 
 // With an H200's DRAM figure the 16-bit model no longer ties every decode tile at the DRAM bound: 1 x 7168 x 16384
