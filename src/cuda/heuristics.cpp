@@ -292,10 +292,16 @@ namespace {
 // of barrier wait, wgmma and release (the cost model's kKBlockChainCycles), not by their few bytes: on an H200,
 // 1 x 2112 x 7168 took 17.5 us in 64 x 16 tiles on all 132 SMs and 14.0 in 64 x 80 split four; wider tiles on all
 // SMs ran 4-11% slower split. On an H100 (before split-K's fences were cut) that shape ran 18.9 us unsplit and 20.5
-// at best split (docs/PERFORMANCE.md).
-constexpr int kChosenSplits[] = {2, 4};
+// at best split (docs/PERFORMANCE.md). Eight-way splits are weighed where their CTAs take at most half the SMs:
+// on an H200, a tile split in eight ran 1.14-1.30x faster than split in four wherever it took up to 64 CTAs
+// (128 x 256 x 7168 into FP32: 8.2 us in 64 x 64 tiles against 9.0 in the 64 x 32 split four), but 6-18% slower
+// on 72 or 96 CTAs than the same tile and split on half as many, where four-way splits ran as fast on 96 CTAs as
+// on 48 (128 x 576 x 7168: 64 x 96 split eight 10.6 us, 64 x 48 split four 9.7), which the model does not see.
+constexpr int kChosenSplits[] = {2, 4, 8};
 constexpr double kSplitWhenSmsBusyBelow = 2.0 / 3.0;
 constexpr double kSplitCtasOfSms = 0.9;
+constexpr int kWideSplit = 8;
+constexpr double kWideSplitCtasOfSms = 0.5;
 constexpr int kChainBoundMaxBlockN = 16;
 
 bool chooses_split_k(const ProblemSize& problem, BlockShape forced) {
@@ -382,7 +388,8 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
     const Cheapest split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
       const bool chosen_split = std::find(std::begin(kChosenSplits), std::end(kChosenSplits), config.split_k) !=
                                 std::end(kChosenSplits);
-      return chosen_split && cluster_tiles(problem, config) * config.split_k <= kSplitCtasOfSms * device.num_sms;
+      const double share = config.split_k == kWideSplit ? kWideSplitCtasOfSms : kSplitCtasOfSms;
+      return chosen_split && cluster_tiles(problem, config) * config.split_k <= share * device.num_sms;
     });
     if (split.config && split.cost < choice.cost) best = split.config;
   }
