@@ -63,9 +63,12 @@ constexpr double kDecodeBusyShareTie = 0.05;
 // where they can (TileConfig::alternate_k_blocks: no cluster, no split, no ring of C, the K blocks and the stages
 // multiples of four, and one wgmma's width of columns), each then running half of the K blocks' chains that bound
 // such narrow tiles (docs/PERFORMANCE.md). The 16-bit kinds' decode tiles, which move twice the bytes per element,
-// ran no faster alternating on an H100 (within 1% on the 32 rows of M <= 128), and keep their columns split.
+// ran no faster alternating on an H100 (within 1% on the 32 rows of M <= 128); on an H200, whose DRAM leaves more
+// of them bound by those chains, 64 x 32 tiles ran 1-5% faster alternating (128 x 2112 x 7168 BF16: 18.0 -> 17.4
+// us) and 64 x 64 tiles up to 5% slower, so the 16-bit kinds alternate in tiles of at most 32 columns.
 constexpr int kAlternationUnit = 4;
 constexpr int kMaxAlternatingBlockN = 64;
+constexpr int kMaxAlternatingBlockNSixteenBit = 32;
 
 // Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
 // (TileConfig::a_rows).
@@ -304,9 +307,12 @@ constexpr int kWideSplit = 8;
 constexpr double kWideSplitCtasOfSms = 0.5;
 constexpr int kChainBoundMaxBlockN = 16;
 
+bool is_sixteen_bit(const ProblemSize& problem) {
+  return problem.shape.ab_dtype == DType::BF16 || problem.shape.ab_dtype == DType::F16;
+}
+
 bool chooses_split_k(const ProblemSize& problem, BlockShape forced) {
-  const bool sixteen_bit = problem.shape.ab_dtype == DType::BF16 || problem.shape.ab_dtype == DType::F16;
-  return forced.block_m == 0 && forced.split_k == 0 && sixteen_bit &&
+  return forced.block_m == 0 && forced.split_k == 0 && is_sixteen_bit(problem) &&
          problem.shape.layout == detail::GemmLayout::Normal;
 }
 
@@ -322,10 +328,18 @@ bool in_decode_regime(const ProblemSize& problem) {
          problem.shape.scaling == detail::Scaling::Block;
 }
 
+// The most columns of a decode tile whose warpgroups alternate K blocks (0: the problem's tiles do not).
+int most_alternating_columns(const ProblemSize& problem) {
+  if (in_decode_regime(problem)) return kMaxAlternatingBlockN;
+  const bool sixteen_bit_decode =
+      is_sixteen_bit(problem) && problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM;
+  return sixteen_bit_decode ? kMaxAlternatingBlockNSixteenBit : 0;
+}
+
 // The chosen configuration with alternate K blocks, where its 64-row tile can take them.
 KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig config, const DeviceLimits& device) {
-  if (!in_decode_regime(problem) || config.block_m != 64 || config.block_n > kMaxAlternatingBlockN ||
-      config.cluster_size() != 1 || config.c_slots != 0 || tile_k_blocks(problem, config) % kAlternationUnit != 0)
+  if (config.block_m != 64 || config.block_n > most_alternating_columns(problem) || config.cluster_size() != 1 ||
+      config.c_slots != 0 || tile_k_blocks(problem, config) % kAlternationUnit != 0)
     return config;
   KernelConfig alternating = config;
   alternating.alternate_k_blocks = true;

@@ -210,7 +210,7 @@ TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
 // In the block recipe's decode regime (FP8 and INT8) a chosen 64-row tile of at most 64 columns has its math
 // warpgroups take alternate K blocks where the K blocks and its stages are multiples of four, with no cluster, split
 // or ring of C. Its shared memory holds one warpgroup's epilogue memory for the whole tile, and the other
-// warpgroup's FP32 sums. The 16-bit kinds and INT8's exact INT32 sums do not alternate.
+// warpgroup's FP32 sums. The 16-bit kinds' decode tiles alternate up to 32 columns; INT8's exact INT32 sums never.
 TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
   const DeviceLimits device;
   const auto int8 = [](ProblemSize size, detail::Scaling scaling) {
@@ -245,7 +245,18 @@ TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
   EXPECT_TRUE(choose_config(in_place, device).alternate_k_blocks);
   EXPECT_FALSE(choose_config(problem(64, 2112, 7168 - 128), device).alternate_k_blocks);  // 55 K blocks
   EXPECT_FALSE(choose_config(problem(129, 2112, 7168), device).alternate_k_blocks);
-  EXPECT_FALSE(choose_config(sixteen_bit(64, 2112, 7168), device).alternate_k_blocks);
+  for (std::int64_t m : {1, 64, 128}) {
+    const ProblemSize size = sixteen_bit(m, 4096, 7168);
+    EXPECT_TRUE(choose_config(size, device, BlockShape{64, 32}).alternate_k_blocks);
+    EXPECT_TRUE(choose_config(size, device, BlockShape{64, 16}).alternate_k_blocks);
+    EXPECT_FALSE(choose_config(size, device, BlockShape{64, 48}).alternate_k_blocks);
+    EXPECT_FALSE(choose_config(size, device, BlockShape{64, 64}).alternate_k_blocks);
+    EXPECT_FALSE(choose_config(size, device, BlockShape{64, 32, 0, 0, 2}).alternate_k_blocks);
+  }
+  const KernelConfig sixteen_bit_decode = choose_config(sixteen_bit(128, 2112, 7168), device);
+  EXPECT_TRUE(sixteen_bit_decode.alternate_k_blocks) << sixteen_bit_decode.name();
+  EXPECT_EQ(sixteen_bit_decode.num_stages % 4, 0) << sixteen_bit_decode.name();
+  EXPECT_FALSE(choose_config(sixteen_bit(129, 4096, 7168), device, BlockShape{64, 32}).alternate_k_blocks);
 }
 
 // A ring of C takes shared memory from the stages: where a K block is short (128 x 144 and 128 x 176 tiles of

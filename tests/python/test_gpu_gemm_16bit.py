@@ -4,6 +4,7 @@ NaN-filled buffers, the grouped layouts with empty groups, the masked GEMM repla
 counts, and compute-sanitizer's memcheck and racecheck on small shapes of every function."""
 
 import random
+import subprocess
 
 import pytest
 import torch
@@ -20,7 +21,7 @@ from checks_16bit import (
 )
 from gpu_reference import forced_config
 from operands_16bit import DTYPES, LETTERS, MAX_DIFF
-from sanitizer import assert_sanitizer_clean
+from sanitizer import assert_sanitizer_clean, python_program
 
 pytestmark = pytest.mark.gpu
 
@@ -184,6 +185,37 @@ def test_operands_on_the_host_are_refused():
         fgemm.bf16_gemm_nt(a, torch.zeros(64, 128, dtype=torch.bfloat16), torch.empty(64, 64, device="cuda"))
 
 
+# Decode tiles of at most 32 columns whose two math warpgroups take alternate K blocks (TileConfig::
+# alternate_k_blocks, the 16-bit kinds' where M <= 128 and the K blocks are a multiple of four): the heuristics'
+# 64 x 32 tile of 128 x 2112 x 7168, one round of stages and several, a ragged N, BF16 and FP32 out, and, with
+# narrow tiles forced, several tiles a CTA (warpgroup 1's sums written again while warpgroup 0 may still read them).
+# Run with the configurations printed, so that the test knows each kernel alternates.
+ALTERNATING_PROGRAM = """
+import contextlib, torch
+from checks_16bit import check_dense
+from gpu_reference import forced_config
+for dtype_name, letters, out, m, n, k, tile in [("bf16", "nt", "same", 128, 2112, 7168, None),
+                                                ("fp16", "nt", "fp32", 100, 1000, 512, (64, 32)),
+                                                ("bf16", "nt", "same", 1, 4100, 2048, (64, 32)),
+                                                ("fp16", "nt", "same", 90, 8200, 256, (64, 16))]:
+    with forced_config(*tile, 1, 1) if tile else contextlib.nullcontext():
+        check_dense(dtype_name, letters, out, None, m, n, k, spare_columns=1, device="cuda")
+    torch.cuda.synchronize()
+    print(f"case {dtype_name} {m} {n} {k} {out} tile={tile}: passed", flush=True)
+"""
+
+
+def test_decode_tiles_alternate_k_blocks(tmp_path):
+    command, env = python_program(ALTERNATING_PROGRAM, tmp_path)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env={**env, "FGEMM_PRINT_CONFIGS": "1"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    cases = [line for line in result.stdout.splitlines() if line.startswith("case ")]
+    assert len(cases) == 4, result.stdout
+    kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
+    assert len(kernels) == 4 and all(name.endswith("_alt") for name in kernels), result.stderr[-4000:]
+
+
 # ---------------------------------------------------------------------------------------------- sanitizers
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
@@ -204,6 +236,8 @@ for dtype_name in {dtype_names}:
         check_dense(dtype_name, "tn", "same", None, 200, 200, 136, device="cuda")
     with forced_config(64, 128, 1, 2):
         check_dense(dtype_name, "tt", "fp32", "d", 130, 200, 136, device="cuda")
+    with forced_config(64, 16, 1, 1):
+        check_dense(dtype_name, "nt", "same", None, 90, 1000, 256, device="cuda")
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
         check_dense(dtype_name, letters, "fp32", "d", 130, 71, 136, device="cuda")
