@@ -64,11 +64,13 @@ constexpr double kDecodeBusyShareTie = 0.05;
 // multiples of four, and one wgmma's width of columns), each then running half of the K blocks' chains that bound
 // such narrow tiles (docs/PERFORMANCE.md). The 16-bit kinds' decode tiles, which move twice the bytes per element,
 // ran no faster alternating on an H100 (within 1% on the 32 rows of M <= 128); on an H200, whose DRAM leaves more
-// of them bound by those chains, 64 x 32 tiles ran 1-5% faster alternating (128 x 2112 x 7168 BF16: 18.0 -> 17.4
-// us) and 64 x 64 tiles up to 5% slower, so the 16-bit kinds alternate in tiles of at most 32 columns.
+// of them bound by those chains, 64 x 32 tiles of 32 K blocks or more ran 1-5% faster alternating (128 x 2112 x
+// 7168 BF16: 18.0 -> 17.4 us), of 8 K blocks 2-3% slower (the sums' hand-over is paid once a tile), and 64 x 64
+// tiles up to 5% slower, so the 16-bit kinds alternate in tiles of at most 32 columns and at least 32 K blocks.
 constexpr int kAlternationUnit = 4;
 constexpr int kMaxAlternatingBlockN = 64;
 constexpr int kMaxAlternatingBlockNSixteenBit = 32;
+constexpr int kMinAlternatingKBlocksSixteenBit = 32;
 
 // Where the problem has fewer rows than a tile, a stage loads only the 8, 16 or 32 rows that hold them
 // (TileConfig::a_rows).
@@ -328,17 +330,18 @@ bool in_decode_regime(const ProblemSize& problem) {
          problem.shape.scaling == detail::Scaling::Block;
 }
 
-// The most columns of a decode tile whose warpgroups alternate K blocks (0: the problem's tiles do not).
-int most_alternating_columns(const ProblemSize& problem) {
-  if (in_decode_regime(problem)) return kMaxAlternatingBlockN;
+// Whether a decode tile of the problem gains from alternate K blocks, by its kind, columns and K blocks.
+bool alternation_pays(const ProblemSize& problem, const KernelConfig& config) {
+  if (in_decode_regime(problem)) return config.block_n <= kMaxAlternatingBlockN;
   const bool sixteen_bit_decode =
       is_sixteen_bit(problem) && problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM;
-  return sixteen_bit_decode ? kMaxAlternatingBlockNSixteenBit : 0;
+  return sixteen_bit_decode && config.block_n <= kMaxAlternatingBlockNSixteenBit &&
+         tile_k_blocks(problem, config) >= kMinAlternatingKBlocksSixteenBit;
 }
 
-// The chosen configuration with alternate K blocks, where its 64-row tile can take them.
+// The chosen configuration with alternate K blocks, where its 64-row tile can take them and gains from them.
 KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig config, const DeviceLimits& device) {
-  if (config.block_m != 64 || config.block_n > most_alternating_columns(problem) || config.cluster_size() != 1 ||
+  if (config.block_m != 64 || !alternation_pays(problem, config) || config.cluster_size() != 1 ||
       config.c_slots != 0 || tile_k_blocks(problem, config) % kAlternationUnit != 0)
     return config;
   KernelConfig alternating = config;

@@ -210,7 +210,8 @@ TEST(Heuristics, FewerRowsThanATileLoadOnlyThoseOfA) {
 // In the block recipe's decode regime (FP8 and INT8) a chosen 64-row tile of at most 64 columns has its math
 // warpgroups take alternate K blocks where the K blocks and its stages are multiples of four, with no cluster, split
 // or ring of C. Its shared memory holds one warpgroup's epilogue memory for the whole tile, and the other
-// warpgroup's FP32 sums. The 16-bit kinds' decode tiles alternate up to 32 columns; INT8's exact INT32 sums never.
+// warpgroup's FP32 sums. The 16-bit kinds' decode tiles alternate up to 32 columns and from 32 K blocks; INT8's
+// exact INT32 sums never.
 TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
   const DeviceLimits device;
   const auto int8 = [](ProblemSize size, detail::Scaling scaling) {
@@ -253,6 +254,8 @@ TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
     EXPECT_FALSE(choose_config(size, device, BlockShape{64, 64}).alternate_k_blocks);
     EXPECT_FALSE(choose_config(size, device, BlockShape{64, 32, 0, 0, 2}).alternate_k_blocks);
   }
+  EXPECT_TRUE(choose_config(sixteen_bit(64, 4096, 2048), device, BlockShape{64, 32}).alternate_k_blocks);
+  EXPECT_FALSE(choose_config(sixteen_bit(64, 4096, 1984), device, BlockShape{64, 32}).alternate_k_blocks);
   const KernelConfig sixteen_bit_decode = choose_config(sixteen_bit(128, 2112, 7168), device);
   EXPECT_TRUE(sixteen_bit_decode.alternate_k_blocks) << sixteen_bit_decode.name();
   EXPECT_EQ(sixteen_bit_decode.num_stages % 4, 0) << sixteen_bit_decode.name();

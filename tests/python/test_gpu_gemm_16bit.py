@@ -186,18 +186,18 @@ def test_operands_on_the_host_are_refused():
 
 
 # Decode tiles of at most 32 columns whose two math warpgroups take alternate K blocks (TileConfig::
-# alternate_k_blocks, the 16-bit kinds' where M <= 128 and the K blocks are a multiple of four): the heuristics'
-# 64 x 32 tile of 128 x 2112 x 7168, one round of stages and several, a ragged N, BF16 and FP32 out, and, with
-# narrow tiles forced, several tiles a CTA (warpgroup 1's sums written again while warpgroup 0 may still read them).
-# Run with the configurations printed, so that the test knows each kernel alternates.
+# alternate_k_blocks, the 16-bit kinds' where M <= 128 and the K blocks are at least 32, a multiple of four): the
+# heuristics' 64 x 32 tile of 128 x 2112 x 7168, a ragged N, BF16 and FP32 out, and, with narrow tiles forced,
+# several tiles a CTA (warpgroup 1's sums written again while warpgroup 0 may still read them). Run with the
+# configurations printed, so that the test knows each kernel alternates.
 ALTERNATING_PROGRAM = """
 import contextlib, torch
 from checks_16bit import check_dense
 from gpu_reference import forced_config
 for dtype_name, letters, out, m, n, k, tile in [("bf16", "nt", "same", 128, 2112, 7168, None),
-                                                ("fp16", "nt", "fp32", 100, 1000, 512, (64, 32)),
+                                                ("fp16", "nt", "fp32", 100, 1000, 2304, (64, 32)),
                                                 ("bf16", "nt", "same", 1, 4100, 2048, (64, 32)),
-                                                ("fp16", "nt", "same", 90, 8200, 256, (64, 16))]:
+                                                ("fp16", "nt", "same", 90, 8200, 2048, (64, 16))]:
     with forced_config(*tile, 1, 1) if tile else contextlib.nullcontext():
         check_dense(dtype_name, letters, out, None, m, n, k, spare_columns=1, device="cuda")
     torch.cuda.synchronize()
@@ -220,9 +220,9 @@ def test_decode_tiles_alternate_k_blocks(tmp_path):
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
 # (FP32 and D's type, a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles, FP32
-# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A),
-# both contiguous forms with an empty group and padding, masked with an empty group, k-grouped with an empty expert
-# and C being D.
+# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A), a
+# decode tile whose warpgroups take alternate K blocks, both contiguous forms with an empty group and padding, masked
+# with an empty group, k-grouped with an empty expert and C being D.
 SANITIZER_PROGRAM = """
 import torch
 from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
@@ -237,7 +237,7 @@ for dtype_name in {dtype_names}:
     with forced_config(64, 128, 1, 2):
         check_dense(dtype_name, "tt", "fp32", "d", 130, 200, 136, device="cuda")
     with forced_config(64, 16, 1, 1):
-        check_dense(dtype_name, "nt", "same", None, 90, 1000, 256, device="cuda")
+        check_dense(dtype_name, "nt", "same", None, 90, 520, 2048, device="cuda")
     for letters in LETTERS:
         check_dense(dtype_name, letters, "fp32", "c", 130, 72, 136, spare_columns=1, device="cuda")
         check_dense(dtype_name, letters, "fp32", "d", 130, 71, 136, device="cuda")
