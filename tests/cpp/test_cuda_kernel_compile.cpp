@@ -231,6 +231,26 @@ TEST(GemmKernelCompile, UnscaledKinds) {
   }
 }
 
+// The 16-bit kinds' decode tiles whose two math warpgroups take alternate K blocks: 64 x 16 (M = 1, the rows of A
+// trimmed) and 64 x 32, into 16-bit D and FP32.
+TEST(GemmKernelCompile, SixteenBitDecodeTilesAlternatingKBlocks) {
+  const DeviceLimits h100;
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    for (auto [m, block_n, f32] : {std::tuple{1, 16, false}, std::tuple{128, 32, false}, std::tuple{100, 32, true}}) {
+      ProblemSize size;
+      size.m = m;
+      size.shape.n = 2112;
+      size.shape.k = 7168;
+      size.shape.ab_dtype = dtype;
+      size.shape.scaling = detail::Scaling::None;
+      size.shape.output_f32 = f32;
+      const KernelConfig config = choose_config(size, h100, BlockShape{64, block_n});
+      EXPECT_TRUE(config.alternate_k_blocks) << config.name();
+      expect_compiles_cleanly(config);
+    }
+  }
+}
+
 // MN-major operands in runs of 32 elements (the 64-byte swizzle), where a tile's extents are not whole runs of 64:
 // 192 x 96 and 128 x 160 with B MN-major (TN and NN), 64-row tiles whose warpgroups take 32 and 96 columns, and
 // clusters of two sharing a 32-row slice of A (1 x 2, 64-row tiles) or of B (2 x 1, 64 columns), each with
