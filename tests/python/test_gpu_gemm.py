@@ -1,7 +1,6 @@
 """fp8_gemm_nt on a Hopper GPU: correctness against FP64 references on the seed shapes and random shapes."""
 
 import random
-import subprocess
 import threading
 
 import pytest
@@ -10,7 +9,8 @@ import torch
 import fgemm
 from fgemm.bench.tables import load_table
 from gpu_reference import MAX_DIFF, random_operands, reference_gemm
-from sanitizer import assert_sanitizer_clean, python_program
+from printed_kernels import run_printing_kernels
+from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -183,17 +183,12 @@ for m, n, k, out, mn_major, tile in [(1, 1000, 2048, "bf16", True, None), (64, 2
 
 
 def test_alternate_k_blocks_are_right(tmp_path):
-    command, env = python_program(ALTERNATING_PROGRAM, tmp_path)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env={**env, "FGEMM_PRINT_CONFIGS": "1"})
-    assert result.returncode == 0, result.stderr[-4000:]
-    cases = [line for line in result.stdout.splitlines() if line.startswith("case ")]
-    assert len(cases) == 6, result.stdout
+    cases, kernels = run_printing_kernels(ALTERNATING_PROGRAM, tmp_path)
+    assert len(cases) == 6, cases
     for line in cases:
         diff = float(line.split("calc_diff ")[1].split(",")[0])
         assert diff < MAX_DIFF and line.endswith("nan 0, beside D written 0"), line
-    kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
-    assert len(kernels) == 6 and all(name.endswith("_alt") for name in kernels), result.stderr[-4000:]
+    assert len(kernels) == 6 and all(name.endswith("_alt") for name in kernels), kernels
 
 
 def test_results_are_deterministic():

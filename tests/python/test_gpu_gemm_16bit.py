@@ -4,7 +4,6 @@ NaN-filled buffers, the grouped layouts with empty groups, the masked GEMM repla
 counts, and compute-sanitizer's memcheck and racecheck on small shapes of every function."""
 
 import random
-import subprocess
 
 import pytest
 import torch
@@ -21,7 +20,8 @@ from checks_16bit import (
 )
 from gpu_reference import forced_config
 from operands_16bit import DTYPES, LETTERS, MAX_DIFF
-from sanitizer import assert_sanitizer_clean, python_program
+from printed_kernels import run_printing_kernels
+from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -206,14 +206,9 @@ for dtype_name, letters, out, m, n, k, tile in [("bf16", "nt", "same", 128, 2112
 
 
 def test_decode_tiles_alternate_k_blocks(tmp_path):
-    command, env = python_program(ALTERNATING_PROGRAM, tmp_path)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env={**env, "FGEMM_PRINT_CONFIGS": "1"})
-    assert result.returncode == 0, result.stderr[-4000:]
-    cases = [line for line in result.stdout.splitlines() if line.startswith("case ")]
-    assert len(cases) == 4, result.stdout
-    kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
-    assert len(kernels) == 4 and all(name.endswith("_alt") for name in kernels), result.stderr[-4000:]
+    cases, kernels = run_printing_kernels(ALTERNATING_PROGRAM, tmp_path)
+    assert len(cases) == 4, cases
+    assert len(kernels) == 4 and all(name.endswith("_alt") for name in kernels), kernels
 
 
 # ---------------------------------------------------------------------------------------------- sanitizers

@@ -5,7 +5,6 @@ padding, the masked layout replayed from a CUDA graph with new counts, and compu
 racecheck on small shapes of each kernel kind."""
 
 import random
-import subprocess
 
 import pytest
 import torch
@@ -21,7 +20,8 @@ from checks_int8 import (
     masked_operands,
 )
 from operands import nan_poisoned_slice
-from sanitizer import assert_sanitizer_clean, python_program
+from printed_kernels import run_printing_kernels
+from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
@@ -136,14 +136,9 @@ for m, n, k, out, c_mode, bias_dtype, tile in [(1, 1000, 2048, "bf16", None, Non
 
 
 def test_block_decode_tiles_alternate_k_blocks(tmp_path):
-    command, env = python_program(ALTERNATING_PROGRAM, tmp_path)
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env={**env, "FGEMM_PRINT_CONFIGS": "1"})
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert len([line for line in result.stdout.splitlines() if line.startswith("case ")]) == 5, result.stdout
-    kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
-    assert len(kernels) == 5 and all("int8_block" in name and name.endswith("_alt") for name in kernels), \
-        result.stderr[-4000:]
+    cases, kernels = run_printing_kernels(ALTERNATING_PROGRAM, tmp_path)
+    assert len(cases) == 5, cases
+    assert len(kernels) == 5 and all("int8_block" in name and name.endswith("_alt") for name in kernels), kernels
 
 
 def test_same_bits_every_call():
