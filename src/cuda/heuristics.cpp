@@ -302,7 +302,6 @@ namespace {
 // (128 x 256 x 7168 into FP32: 8.2 us in 64 x 64 tiles against 9.0 in the 64 x 32 split four), but 6-18% slower
 // on 72 or 96 CTAs than the same tile and split on half as many, where four-way splits ran as fast on 96 CTAs as
 // on 48 (128 x 576 x 7168: 64 x 96 split eight 10.6 us, 64 x 48 split four 9.7), which the model does not see.
-constexpr int kChosenSplits[] = {2, 4, 8};
 constexpr double kSplitWhenSmsBusyBelow = 2.0 / 3.0;
 constexpr double kSplitCtasOfSms = 0.9;
 constexpr int kWideSplit = 8;
@@ -403,10 +402,8 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
       (cluster_tiles(problem, *best) < kSplitWhenSmsBusyBelow * max_clusters(*best, device) ||
        (dram_outpaces_the_fit(device) && problem.m <= kDecodeMaxM && best->block_n <= kChainBoundMaxBlockN))) {
     const Cheapest split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
-      const bool chosen_split = std::find(std::begin(kChosenSplits), std::end(kChosenSplits), config.split_k) !=
-                                std::end(kChosenSplits);
       const double share = config.split_k == kWideSplit ? kWideSplitCtasOfSms : kSplitCtasOfSms;
-      return chosen_split && cluster_tiles(problem, config) * config.split_k <= share * device.num_sms;
+      return config.split_k > 1 && cluster_tiles(problem, config) * config.split_k <= share * device.num_sms;
     });
     if (split.config && split.cost < choice.cost) best = split.config;
   }
