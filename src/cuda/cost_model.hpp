@@ -1,6 +1,7 @@
 // The heuristics' per-kind parts (docs/ARCHITECTURE.md): each kind of GEMM has its candidate configurations
-// and its cost model, in a file of its own (fp8_cost_model.cpp, no_scale_cost_model.cpp); heuristics.cpp
-// chooses among the candidates of the problem's kind by cost, with the helpers below.
+// and its cost model, in a file of its own (fp8_cost_model.cpp, no_scale_cost_model.cpp), on the machine model
+// they share (the helpers below, cost_model.cpp); candidates.cpp adds what the problem's shape calls for to the
+// kind's tilings, and heuristics.cpp chooses among them by cost.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,9 @@ std::int64_t waves_of(const ProblemSize& problem, const KernelConfig& config, co
 std::int64_t tile_k_blocks(const ProblemSize& problem, const KernelConfig& config);
 // What a tile's split-K reduction adds to its time, in cycles (0 without a split).
 double split_k_cycles(const ProblemSize& problem, const KernelConfig& config);
+// The rounds of refills a ring of C waits for in the epilogue: those of the chunks it cannot hold, each round as
+// many as it has slots, issued one after another as the slots are read.
+int c_ring_refill_rounds(const KernelConfig& config);
 // What a tile waits in its epilogue for the chunks of C that its ring could not load during the K loop.
 double c_ring_cycles(const KernelConfig& config);
 // The least time to move `bytes` between DRAM and the SMs, in cycles, at `bytes_per_cycle`.

@@ -44,7 +44,7 @@ struct ProblemSize {
 std::vector<KernelConfig> candidate_configs(const ProblemSize& problem, const DeviceLimits& device,
                                             bool with_clusters = false, bool with_split_k = false, int c_slots = 0);
 
-// A cost estimate (arbitrary units, lower is faster) of one configuration; see heuristics.cpp for the model.
+// A cost estimate (arbitrary units, lower is faster) of one configuration, by its kind's model (cost_model.hpp).
 double estimated_cost(const ProblemSize& problem, const KernelConfig& config, const DeviceLimits& device);
 
 // A tile shape (and cluster shape, unless 0) imposed for tuning; block_m == 0 lets the heuristics choose.

@@ -30,7 +30,7 @@ constexpr Shape kSeedShapes[] = {
 };
 
 // INT8's block recipe takes FP8's tilings where ptxas spills no more than a register or two of them, which on an
-// H100 ran faster than the tilings it does not spill (src/cuda/heuristics.cpp); no other kind spills at all.
+// H100 ran faster than the tilings it does not spill (src/cuda/candidates.cpp); no other kind spills at all.
 constexpr int kInt8BlockSpillBytes = 32;
 
 void expect_compiles_cleanly(const KernelConfig& config) {

@@ -67,7 +67,7 @@ def test_three_math_warpgroups(block_n, mn_major):
     """192-row tiles: three math warpgroups, each with one partial accumulator, promoting every K block as soon as
     its MMAs are complete (math_row_blocks.cuh), over several tiles per CTA and partial tiles at every edge. At 128
     columns, FP32 D and a C of its own leave room for three stages, and a tile with a ring of C is offered with
-    four where others have them (src/cuda/heuristics.cpp): that one cannot be forced."""
+    four where others have them (src/cuda/candidates.cpp): that one cannot be forced."""
     epilogues = [(torch.bfloat16, None), (torch.float32, "d"), (torch.float32, "c"), (torch.bfloat16, "c16")]
     if block_n == 128:
         epilogues.remove((torch.float32, "c"))
