@@ -475,6 +475,34 @@ TEST(Heuristics, ChainBoundDecodeTilesSplitWhereDramOutpacesTheFit) {
   }
 }
 
+// The choices measured fastest on an H200 (docs/PERFORMANCE.md, "Eight-way splits" and "Alternate K blocks in the
+// 16-bit decode tiles"): 1 x 256 x 7168 into FP32 split eight in 64 x 32 tiles (64 CTAs); 1 x 576 x 7168 split
+// eight on at most half the SMs; 128 x 576 x 7168, whose eight-way grids took 96 CTAs, split four; 128 x 2112 x 7168
+// unsplit in 64 x 32 tiles whose warpgroups alternate K blocks, as 1 x 4096 x 7168's.
+TEST(Heuristics, SixteenBitDecodeChoicesOnAnH200) {
+  DeviceLimits h200;
+  h200.dram_bytes_per_cycle = 2431;
+  const auto bf16 = [](std::int64_t m, std::int64_t n, bool f32) {
+    ProblemSize size = problem(m, n, 7168, f32);
+    size.shape.ab_dtype = DType::BF16;
+    size.shape.scaling = detail::Scaling::None;
+    return size;
+  };
+  const KernelConfig narrow = choose_config(bf16(1, 256, true), h200);
+  EXPECT_EQ(narrow.split_k, 8) << narrow.name();
+  EXPECT_EQ(narrow.block_n, 32) << narrow.name();
+  const KernelConfig wide = choose_config(bf16(1, 576, false), h200);
+  EXPECT_EQ(wide.split_k, 8) << wide.name();
+  EXPECT_LE(cluster_tiles(bf16(1, 576, false), wide) * 8, h200.num_sms / 2) << wide.name();
+  EXPECT_EQ(choose_config(bf16(128, 576, false), h200).split_k, 4);
+  for (auto [m, n] : {std::pair{128, 2112}, std::pair{1, 4096}}) {
+    const KernelConfig config = choose_config(bf16(m, n, false), h200);
+    EXPECT_EQ(config.split_k, 1) << config.name();
+    EXPECT_EQ(config.block_n, 32) << config.name();
+    EXPECT_TRUE(config.alternate_k_blocks) << config.name();
+  }
+}
+
 TEST(Heuristics, FasterDramRanksTheSixteenBitDecodeTilesOnly) {
   DeviceLimits h100, h200;
   h200.dram_bytes_per_cycle = 2431;
