@@ -72,12 +72,15 @@ bool in_decode_regime(const ProblemSize& problem) {
          problem.shape.scaling == detail::Scaling::Block;
 }
 
+// Whether the problem is a 16-bit kind's decode shape: the normal layout with at most kDecodeMaxM rows.
+bool in_sixteen_bit_decode(const ProblemSize& problem) {
+  return is_sixteen_bit(problem) && problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM;
+}
+
 // Whether a decode tile of the problem gains from alternate K blocks, by its kind, columns and K blocks.
 bool alternation_pays(const ProblemSize& problem, const KernelConfig& config) {
   if (in_decode_regime(problem)) return config.block_n <= kMaxAlternatingBlockN;
-  const bool sixteen_bit_decode =
-      is_sixteen_bit(problem) && problem.shape.layout == detail::GemmLayout::Normal && problem.m <= kDecodeMaxM;
-  return sixteen_bit_decode && config.block_n <= kMaxAlternatingBlockNSixteenBit &&
+  return in_sixteen_bit_decode(problem) && config.block_n <= kMaxAlternatingBlockNSixteenBit &&
          tile_k_blocks(problem, config) >= kMinAlternatingKBlocksSixteenBit;
 }
 
@@ -143,7 +146,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
   const KernelConfig* best = choice.config;
   if (best && split_k_chosen &&
       (cluster_tiles(problem, *best) < kSplitWhenSmsBusyBelow * max_clusters(*best, device) ||
-       (dram_outpaces_the_fit(device) && problem.m <= kDecodeMaxM && best->block_n <= kChainBoundMaxBlockN))) {
+       (dram_outpaces_the_fit(device) && in_sixteen_bit_decode(problem) && best->block_n <= kChainBoundMaxBlockN))) {
     const Cheapest split = cheapest(configs, problem, device, [&](const KernelConfig& config) {
       const double share = config.split_k == kWideSplit ? kWideSplitCtasOfSms : kSplitCtasOfSms;
       return config.split_k > 1 && cluster_tiles(problem, config) * config.split_k <= share * device.num_sms;
