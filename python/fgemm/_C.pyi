@@ -215,7 +215,7 @@ def cpu_backend() -> tuple:
     (instruction set, threads) the CPU backend runs with, e.g. ('avx2', 2).
     """
 
-def _force_config(block_m: int, block_n: int, cluster_m: int = 0, cluster_n: int = 0, split_k: int = 0, c_slots: int = 0) -> None:
+def _force_config(block_m: int, block_n: int, cluster_m: int = 0, cluster_n: int = 0, split_k: int = 0, c_slots: int = 0, num_stages: int = 0) -> None:
     """
-    For tuning: run later GPU GEMMs with this tile, cluster shape, split-K and ring of C (all 0: the heuristics' choice again; split_k 0 with a tile: no split).
+    For tuning: run later GPU GEMMs with this tile, cluster shape, split-K, ring of C and stages (all 0: the heuristics' choice again; split_k 0 with a tile: no split; num_stages 0: the most that fit).
     """

@@ -210,7 +210,7 @@ NB_MODULE(_C, m) {
       },
       "(instruction set, threads) the CPU backend runs with, e.g. ('avx2', 2).");
   m.def("_force_config", &fgemm::cuda::force_config, "block_m"_a, "block_n"_a, "cluster_m"_a = 0,
-        "cluster_n"_a = 0, "split_k"_a = 0, "c_slots"_a = 0,
-        "For tuning: run later GPU GEMMs with this tile, cluster shape, split-K and ring of C (all 0: the "
-        "heuristics' choice again; split_k 0 with a tile: no split).");
+        "cluster_n"_a = 0, "split_k"_a = 0, "c_slots"_a = 0, "num_stages"_a = 0,
+        "For tuning: run later GPU GEMMs with this tile, cluster shape, split-K, ring of C and stages (all 0: the "
+        "heuristics' choice again; split_k 0 with a tile: no split; num_stages 0: the most that fit).");
 }

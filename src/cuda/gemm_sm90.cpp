@@ -90,7 +90,7 @@ struct Choice {
 
 const Choice& configuration_for(const ProblemSize& size, int device) {
   using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int,
-                         int, int, int, int, int, int, int>;
+                         int, int, int, int, int, int, int, int>;
   struct KeyHash {
     std::size_t operator()(const Key& key) const {
       std::size_t hash = 0;
@@ -127,7 +127,8 @@ const Choice& configuration_for(const ProblemSize& size, int device) {
                 forced.cluster_m,
                 forced.cluster_n,
                 forced.split_k,
-                forced.c_slots};
+                forced.c_slots,
+                forced.num_stages};
   std::lock_guard<std::mutex> lock(mutex);
   auto found = chosen.find(key);
   if (found != chosen.end()) return found->second;
@@ -421,12 +422,12 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
               args, static_cast<driver::CUstream>(stream), kernel_stream_order());
 }
 
-void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k, int c_slots) {
-  if (block_m < 0 || block_n < 0 || cluster_m < 0 || cluster_n < 0 || split_k < 0 || c_slots < 0 ||
+void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k, int c_slots, int num_stages) {
+  if (block_m < 0 || block_n < 0 || cluster_m < 0 || cluster_n < 0 || split_k < 0 || c_slots < 0 || num_stages < 0 ||
       (block_m == 0) != (block_n == 0) || (cluster_m == 0) != (cluster_n == 0))
     throw Error(ErrorKind::InvalidValue, "fgemm: a forced configuration has positive sizes, or zeros");
   std::lock_guard<std::mutex> lock(g_forced_mutex);
-  g_forced = BlockShape{block_m, block_n, cluster_m, cluster_n, split_k, c_slots};
+  g_forced = BlockShape{block_m, block_n, cluster_m, cluster_n, split_k, c_slots, num_stages};
 }
 
 int device_sm_count() {

@@ -30,10 +30,10 @@ jit::KernelSpec gemm_kernel_spec(const KernelConfig& config);
 int device_sm_count();
 
 // For tuning and tests: run every later GEMM with this tile shape, cluster shape (cluster 0 x 0: the heuristics
-// pick it; the stages and grid are always theirs), split-K (0: the heuristics' choice without a forced tile,
-// no split with one) and, for GEMMs with a C of their own, ring of C (0: the heuristics' choice), or with the
-// heuristics' choice again when all are 0. A later GEMM throws fgemm::Error(InvalidValue) if the kernel cannot
-// run the shape there.
-void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k, int c_slots);
+// pick it; the grid is always theirs), split-K (0: the heuristics' choice without a forced tile, no split with
+// one), for GEMMs with a C of their own, ring of C (0: the heuristics' choice), and stages (0: the most that fit),
+// or with the heuristics' choice again when all are 0. A later GEMM throws fgemm::Error(InvalidValue) if the
+// kernel cannot run the shape there.
+void force_config(int block_m, int block_n, int cluster_m, int cluster_n, int split_k, int c_slots, int num_stages);
 
 }  // namespace fgemm::cuda

@@ -95,6 +95,31 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
   return alternating.num_stages >= kAlternationUnit ? alternating : config;
 }
 
+// A forced stage count, for measuring: at least four (every schedule's fewest, the 1D1D recipe's with two
+// partials), at most what the chosen kernel holds, and a multiple of the unit its K loop keeps: four where the
+// warpgroups take alternate K blocks, two where the k-grouped K loop keeps the parity of two partials.
+constexpr int kMinForcedStages = 4;
+
+int forced_stages_unit(const KernelConfig& config) {
+  if (config.alternate_k_blocks) return kAlternationUnit;
+  return config.shape.layout == detail::GemmLayout::KGrouped && config.two_partials() ? 2 : 1;
+}
+
+// The chosen configuration with the forced number of stages (0: its own), or fgemm::Error(InvalidValue) naming the
+// stages it can take.
+KernelConfig with_forced_stages(KernelConfig config, int stages, const DeviceLimits& device) {
+  if (stages == 0) return config;
+  const int most = config.num_stages, unit = forced_stages_unit(config);
+  config.num_stages = stages;
+  if (stages < kMinForcedStages || stages > most || stages % unit != 0 ||
+      config.smem_bytes() > device.max_smem_per_block)
+    throw Error(ErrorKind::InvalidValue, "fgemm: the forced stages (" + std::to_string(stages) + ") do not fit " +
+                                             config.name() + ": it takes " + std::to_string(kMinForcedStages) +
+                                             " to " + std::to_string(most) + " stages" +
+                                             (unit > 1 ? ", a multiple of " + std::to_string(unit) : ""));
+  return config;
+}
+
 // The candidate of least estimated cost among those `eligible` keeps. Ties: in the decode regime, the one whose
 // waves keep a larger share of the SMs busy (by more than kDecodeBusyShareTie); then the larger tile (counting only
 // rows the problem has), then no cluster. The models tie where the DRAM bounds every candidate; there, on an H100,
@@ -161,7 +186,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
                           std::to_string(forced.cluster_n) + ", split-K " + std::to_string(forced.split_k) +
                           ", ring of C " + std::to_string(forced.c_slots) + ") is not a supported configuration"
                     : std::string("fgemm: no kernel configuration fits the device's shared memory"));
-  KernelConfig chosen = with_alternate_k_blocks(problem, *best, device);
+  KernelConfig chosen = with_forced_stages(with_alternate_k_blocks(problem, *best, device), forced.num_stages, device);
   // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,
   // whose tile count is known only on the device (masked_m).
   const std::int64_t most = max_clusters(chosen, device);

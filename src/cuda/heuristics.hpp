@@ -56,12 +56,14 @@ struct BlockShape {
   int cluster_m = 0;
   int cluster_n = 0;
   int split_k = 0;
-  int c_slots = 0;  // chunks in each ring of C (0: the heuristics' choice)
+  int c_slots = 0;     // chunks in each ring of C (0: the heuristics' choice)
+  int num_stages = 0;  // stages of the chosen tile (0: the most that fit)
 };
 
 // The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced
 // shape (fgemm::Error(InvalidValue) if there is none); its grid is at most one cluster per cluster tile. A forced
-// tile is never split unless split_k is forced too.
+// tile is never split unless split_k is forced too. Forced stages replace the chosen kernel's, where they fit
+// (fgemm::Error(InvalidValue) otherwise).
 KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& device, BlockShape forced = {});
 
 // Every configuration choose_config picks for M (the masked layout: expected_m) from m_min to m_max, each

@@ -262,6 +262,38 @@ TEST(Heuristics, DecodeTilesAlternateKBlocksWhereTheyCan) {
   EXPECT_FALSE(choose_config(sixteen_bit(129, 4096, 7168), device, BlockShape{64, 32}).alternate_k_blocks);
 }
 
+// A forced stage count, for measuring, replaces the chosen kernel's where it fits: at least four, at most the most
+// that fit, a multiple of four where the warpgroups take alternate K blocks; on the heuristics' tile or a forced one.
+TEST(Heuristics, ForcedStagesWhereTheyFit) {
+  const DeviceLimits device;
+  const ProblemSize decode = sixteen_bit(1, 2112, 7168);
+  const KernelConfig alternating = choose_config(decode, device, BlockShape{64, 16});
+  ASSERT_TRUE(alternating.alternate_k_blocks);
+  for (int stages : {4, 8, 12}) {
+    const KernelConfig forced = choose_config(decode, device, BlockShape{64, 16, 0, 0, 0, 0, stages});
+    EXPECT_EQ(forced.num_stages, stages);
+    EXPECT_TRUE(forced.alternate_k_blocks);
+    EXPECT_EQ(forced.block_n, 16);
+  }
+  for (int stages : {3, 10, alternating.num_stages + 4})
+    EXPECT_THROW(choose_config(decode, device, BlockShape{64, 16, 0, 0, 0, 0, stages}), Error) << stages;
+
+  const ProblemSize large = sixteen_bit(4096, 2112, 7168);
+  const KernelConfig chosen = choose_config(large, device);
+  ASSERT_GT(chosen.num_stages, 4) << chosen.name();
+  KernelConfig fewer = choose_config(large, device, BlockShape{0, 0, 0, 0, 0, 0, chosen.num_stages - 1});
+  EXPECT_EQ(fewer.num_stages, chosen.num_stages - 1);
+  fewer.num_stages = chosen.num_stages;
+  EXPECT_EQ(fewer.name(), chosen.name());
+  EXPECT_THROW(choose_config(large, device, BlockShape{0, 0, 0, 0, 0, 0, chosen.num_stages + 1}), Error);
+  try {
+    choose_config(decode, device, BlockShape{64, 16, 0, 0, 0, 0, 10});
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("forced stages (10)"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("a multiple of 4"), std::string::npos) << error.what();
+  }
+}
+
 // A ring of C takes shared memory from the stages: where a K block is short (128 x 144 and 128 x 176 tiles of
 // 7168 K), the heuristics keep the four stages that cover a load's latency. Beside them, in the memory that D's
 // staging shares with it, the ring holds at least half of C's chunks, so that the epilogue waits for one round of

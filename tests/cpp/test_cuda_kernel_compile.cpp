@@ -251,6 +251,27 @@ TEST(GemmKernelCompile, SixteenBitDecodeTilesAlternatingKBlocks) {
   }
 }
 
+// Forced stage counts (for measuring) on the decode tiles whose times they change (docs/PERFORMANCE.md): 16-bit and
+// FP8 64-row tiles alternating K blocks with 8 and 12 stages.
+TEST(GemmKernelCompile, ForcedStageCounts) {
+  const DeviceLimits h100;
+  for (DType dtype : {DType::BF16, DType::E4M3}) {
+    ProblemSize size;
+    size.m = 1;
+    size.shape.n = 2112;
+    size.shape.k = 7168;
+    size.shape.ab_dtype = dtype;
+    size.shape.scaling = dtype == DType::E4M3 ? detail::Scaling::Block : detail::Scaling::None;
+    size.shape.sfa_by_tma = true;
+    for (int stages : {8, 12}) {
+      const KernelConfig config = choose_config(size, h100, BlockShape{64, 32, 0, 0, 0, 0, stages});
+      EXPECT_EQ(config.num_stages, stages) << config.name();
+      EXPECT_TRUE(config.alternate_k_blocks) << config.name();
+      expect_compiles_cleanly(config);
+    }
+  }
+}
+
 // MN-major operands in runs of 32 elements (the 64-byte swizzle), where a tile's extents are not whole runs of 64:
 // 192 x 96 and 128 x 160 with B MN-major (TN and NN), 64-row tiles whose warpgroups take 32 and 96 columns, and
 // clusters of two sharing a 32-row slice of A (1 x 2, 64-row tiles) or of B (2 x 1, 64 columns), each with

@@ -39,10 +39,10 @@ def reference_gemm(a, sfa, b, sfb, c=None):
 
 
 @contextlib.contextmanager
-def forced_config(block_m, block_n, cluster_m, cluster_n, split_k=0, c_slots=0):
-    """Runs the GEMMs of the block with this tile, cluster shape, split-K (0 with a tile: none) and ring of C (0:
-    the heuristics' ring) instead of the heuristics' choice."""
-    fgemm._C._force_config(block_m, block_n, cluster_m, cluster_n, split_k, c_slots)
+def forced_config(block_m, block_n, cluster_m, cluster_n, split_k=0, c_slots=0, num_stages=0):
+    """Runs the GEMMs of the block with this tile, cluster shape, split-K (0 with a tile: none), ring of C (0: the
+    heuristics' ring) and stages (0: the most that fit) instead of the heuristics' choice."""
+    fgemm._C._force_config(block_m, block_n, cluster_m, cluster_n, split_k, c_slots, num_stages)
     try:
         yield
     finally:

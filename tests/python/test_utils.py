@@ -200,3 +200,9 @@ def test_pdl_is_off_by_default_and_round_trips():
     finally:
         fgemm.set_pdl(False)
     assert fgemm.get_pdl() is False
+
+
+@pytest.mark.parametrize("config", [(64, 16, 0, 0, 0, 0, -1), (64, 0), (64, 16, 1, 0), (-64, 16)])
+def test_a_forced_configuration_of_negative_or_half_given_sizes_is_refused(config):
+    with pytest.raises(ValueError, match="forced configuration has positive sizes, or zeros"):
+        fgemm._C._force_config(*config)

@@ -66,7 +66,8 @@ def sfa_as_given(sfa, mn_major):
 
 def with_forced_config(run, *config):
     """`run` with a configuration forced on the GEMMs it calls (fgemm._C._force_config's arguments: BLOCK_M,
-    BLOCK_N, then optionally the cluster, split-K and ring of C), the heuristics' choice restored afterwards."""
+    BLOCK_N, then optionally the cluster, split-K, ring of C and stages), the heuristics' choice restored
+    afterwards."""
     def run_forced():
         fgemm._C._force_config(*config)
         try:
