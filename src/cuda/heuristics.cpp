@@ -95,9 +95,10 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
   return alternating.num_stages >= kAlternationUnit ? alternating : config;
 }
 
-// A forced stage count, for measuring: at least four (every schedule's fewest, the 1D1D recipe's with two
-// partials), at most what the chosen kernel holds, and a multiple of the unit its K loop keeps: four where the
-// warpgroups take alternate K blocks, two where the k-grouped K loop keeps the parity of two partials.
+// A forced stage count, for measuring: at least four (the schedules that hold two stages at once, as the 1D1D
+// recipe's with two partials, are never chosen with fewer), at most what the chosen kernel holds, and a multiple
+// of the unit its K loop keeps: four where the warpgroups take alternate K blocks, two where the k-grouped K loop
+// keeps the parity of two partials.
 constexpr int kMinForcedStages = 4;
 
 int forced_stages_unit(const KernelConfig& config) {
@@ -110,12 +111,13 @@ int forced_stages_unit(const KernelConfig& config) {
 KernelConfig with_forced_stages(KernelConfig config, int stages, const DeviceLimits& device) {
   if (stages == 0) return config;
   const int most = config.num_stages, unit = forced_stages_unit(config);
+  const std::string chosen = config.name();
   config.num_stages = stages;
   if (stages < kMinForcedStages || stages > most || stages % unit != 0 ||
       config.smem_bytes() > device.max_smem_per_block)
     throw Error(ErrorKind::InvalidValue, "fgemm: the forced stages (" + std::to_string(stages) + ") do not fit " +
-                                             config.name() + ": it takes " + std::to_string(kMinForcedStages) +
-                                             " to " + std::to_string(most) + " stages" +
+                                             chosen + ": it takes " + std::to_string(kMinForcedStages) + " to " +
+                                             std::to_string(most) + " stages" +
                                              (unit > 1 ? ", a multiple of " + std::to_string(unit) : ""));
   return config;
 }
