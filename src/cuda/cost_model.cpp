@@ -75,6 +75,11 @@ int most_stages(KernelConfig config, const DeviceLimits& device) {
   return stages;
 }
 
+int stages_unit(const KernelConfig& config) {
+  if (config.alternate_k_blocks) return kAlternationUnit;
+  return config.shape.layout == detail::GemmLayout::KGrouped && config.two_partials() ? 2 : 1;
+}
+
 int c_ring_refill_rounds(const KernelConfig& config) {
   const int streamed = config.c_chunks() - config.c_slots;
   return streamed > 0 ? ceil_div(streamed, config.c_slots) : 0;

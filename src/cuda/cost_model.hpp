@@ -46,6 +46,12 @@ bool dram_outpaces_the_fit(const DeviceLimits& device);
 double epilogue_d_passes(const KernelShape& shape);
 // The most stages of `config` that fit the device's shared memory (0 if none).
 int most_stages(KernelConfig config, const DeviceLimits& device);
+// The K blocks of a tile whose warpgroups take alternate ones are a multiple of this, and so are its stages.
+constexpr int kAlternationUnit = 4;
+// What a kernel's stage count is a multiple of, so that its K loop knows each stage's K block: kAlternationUnit
+// where the warpgroups take alternate K blocks (each waits on the stages of its parity); two where the k-grouped K
+// loop, whose K blocks are known only on the device, keeps the parity of two partial accumulators; else one.
+int stages_unit(const KernelConfig& config);
 
 // The 1x128 / 128x128 block recipe: FP8, and INT8 on the same schedule.
 std::vector<KernelConfig> fp8_candidates(const ProblemSize& problem, const DeviceLimits& device, bool with_clusters);

@@ -199,11 +199,8 @@ void keep_row_blocks_candidates(const ProblemSize& problem, std::vector<KernelCo
   // A tile whose rings were all of a size now.
   const auto same = [](const KernelConfig& a, const KernelConfig& b) { return a.name() == b.name(); };
   configs.erase(std::unique(configs.begin(), configs.end(), same), configs.end());
-  // With two partials the K blocks alternate between them; the k-grouped K loop, whose K blocks are known only on
-  // the device, keeps their parity with an even number of stages.
-  if (problem.shape.layout == detail::GemmLayout::KGrouped)
-    for (KernelConfig& config : configs)
-      if (config.two_partials()) config.num_stages -= config.num_stages % 2;
+  // With two partials the K blocks alternate between them, whose parity the k-grouped K loop keeps by its stages.
+  for (KernelConfig& config : configs) config.num_stages -= config.num_stages % stages_unit(config);
   // Three math warpgroups of 128 columns fill their 160 registers: with a fourth stage (16-bit D) ptxas spilled 24-32
   // bytes of the normal layout's kernels, with three none.
   for (KernelConfig& config : configs)

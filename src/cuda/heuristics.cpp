@@ -23,7 +23,6 @@ constexpr double kDecodeBusyShareTie = 0.05;
 // of them bound by those chains, 64 x 32 tiles of 32 K blocks or more ran 1-5% faster alternating (128 x 2112 x
 // 7168 BF16: 18.0 -> 17.4 us), of 8 K blocks 2-3% slower (the sums' hand-over is paid once a tile), and 64 x 64
 // tiles up to 5% slower, so the 16-bit kinds alternate in tiles of at most 32 columns and at least 32 K blocks.
-constexpr int kAlternationUnit = 4;
 constexpr int kMaxAlternatingBlockN = 64;
 constexpr int kMaxAlternatingBlockNSixteenBit = 32;
 constexpr int kMinAlternatingKBlocksSixteenBit = 32;
@@ -91,26 +90,21 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
     return config;
   KernelConfig alternating = config;
   alternating.alternate_k_blocks = true;
-  alternating.num_stages = most_stages(alternating, device) / kAlternationUnit * kAlternationUnit;
+  alternating.num_stages = most_stages(alternating, device);
+  alternating.num_stages -= alternating.num_stages % stages_unit(alternating);
   return alternating.num_stages >= kAlternationUnit ? alternating : config;
 }
 
 // A forced stage count, for measuring: at least four (the schedules that hold two stages at once, as the 1D1D
 // recipe's with two partials, are never chosen with fewer), at most what the chosen kernel holds, and a multiple
-// of the unit its K loop keeps: four where the warpgroups take alternate K blocks, two where the k-grouped K loop
-// keeps the parity of two partials.
+// of its stages_unit.
 constexpr int kMinForcedStages = 4;
-
-int forced_stages_unit(const KernelConfig& config) {
-  if (config.alternate_k_blocks) return kAlternationUnit;
-  return config.shape.layout == detail::GemmLayout::KGrouped && config.two_partials() ? 2 : 1;
-}
 
 // The chosen configuration with the forced number of stages (0: its own), or fgemm::Error(InvalidValue) naming the
 // stages it can take.
 KernelConfig with_forced_stages(KernelConfig config, int stages, const DeviceLimits& device) {
   if (stages == 0) return config;
-  const int most = config.num_stages, unit = forced_stages_unit(config);
+  const int most = config.num_stages, unit = stages_unit(config);
   const std::string chosen = config.name();
   config.num_stages = stages;
   if (stages < kMinForcedStages || stages > most || stages % unit != 0 ||
