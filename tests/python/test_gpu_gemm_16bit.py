@@ -111,6 +111,26 @@ def test_mn_major_runs_of_32(block_m, block_n, cluster_m, cluster_n, letters):
         check_dense("fp16", letters, "fp32", "d", 2049, 2000, 520, device="cuda")
 
 
+# A forced stage count (force_config's last argument, for measuring) changes how often the ring of stages turns
+# over, not the arithmetic: each tile sums its K blocks in the same order, so D has the same bits as with the
+# tile's own stages. The decode rows' 64 x 16 and 64 x 32 tiles alternate K blocks between their warpgroups and
+# take multiples of four; 64 x 64 tiles (MN-major operands among them) do not alternate.
+@pytest.mark.parametrize("dtype_name,letters,m,block_n,stages", [
+    ("bf16", "nt", 1, 16, 8), ("fp16", "nt", 128, 32, 12), ("fp16", "tn", 128, 64, 7), ("bf16", "nn", 77, 64, 4),
+    ("fp16", "nt", 200, 64, 5)])
+def test_fewer_stages_give_the_same_bits(dtype_name, letters, m, block_n, stages):
+    with forced_config(64, block_n, 1, 1):
+        own = check_dense(dtype_name, letters, "same", None, m, 2112, 7168, device="cuda")
+    with forced_config(64, block_n, 1, 1, 0, 0, stages):
+        fewer = check_dense(dtype_name, letters, "same", None, m, 2112, 7168, device="cuda")
+    assert torch.equal(own, fewer)
+
+
+def test_a_forced_stage_count_that_does_not_fit_is_refused():
+    with forced_config(64, 16, 1, 1, 0, 0, 6), pytest.raises(ValueError, match="a multiple of 4"):
+        check_dense("bf16", "nt", "same", None, 1, 2112, 7168, device="cuda")
+
+
 @pytest.mark.parametrize("use_psum_layout", [False, True])
 @pytest.mark.parametrize("out", ["same", "fp32"])
 @pytest.mark.parametrize("letters", ["nt", "nn"])
