@@ -96,19 +96,18 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
 }
 
 // A forced stage count, for measuring: at least four (the schedules that hold two stages at once, as the 1D1D
-// recipe's with two partials, are never chosen with fewer), at most what the chosen kernel holds, and a multiple
-// of its stages_unit.
+// recipe's with two partials, are never chosen with fewer), at most what the chosen kernel holds (the most that
+// fit its shared memory), and a multiple of its stages_unit.
 constexpr int kMinForcedStages = 4;
 
 // The chosen configuration with the forced number of stages (0: its own), or fgemm::Error(InvalidValue) naming the
 // stages it can take.
-KernelConfig with_forced_stages(KernelConfig config, int stages, const DeviceLimits& device) {
+KernelConfig with_forced_stages(KernelConfig config, int stages) {
   if (stages == 0) return config;
   const int most = config.num_stages, unit = stages_unit(config);
   const std::string chosen = config.name();
   config.num_stages = stages;
-  if (stages < kMinForcedStages || stages > most || stages % unit != 0 ||
-      config.smem_bytes() > device.max_smem_per_block)
+  if (stages < kMinForcedStages || stages > most || stages % unit != 0)
     throw Error(ErrorKind::InvalidValue, "fgemm: the forced stages (" + std::to_string(stages) + ") do not fit " +
                                              chosen + ": it takes " + std::to_string(kMinForcedStages) + " to " +
                                              std::to_string(most) + " stages" +
@@ -182,7 +181,7 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
                           std::to_string(forced.cluster_n) + ", split-K " + std::to_string(forced.split_k) +
                           ", ring of C " + std::to_string(forced.c_slots) + ") is not a supported configuration"
                     : std::string("fgemm: no kernel configuration fits the device's shared memory"));
-  KernelConfig chosen = with_forced_stages(with_alternate_k_blocks(problem, *best, device), forced.num_stages, device);
+  KernelConfig chosen = with_forced_stages(with_alternate_k_blocks(problem, *best, device), forced.num_stages);
   // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,
   // whose tile count is known only on the device (masked_m).
   const std::int64_t most = max_clusters(chosen, device);
