@@ -24,7 +24,15 @@ __device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t num_t
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
 }
 
-// Barrier `id` over `num_threads` threads that also returns whether `predicate` holds in all of them.
+// A value the same in every lane of the warp, read from lane 0 so that ptxas knows it is: it cannot tell that of
+// what inline asm returns, nor of arithmetic on threadIdx. A branch on a value it takes for divergent, anywhere in
+// a kernel's tile loop, leaves ptxas unable to prove the warp converged in the next tile's K loop: it then keeps
+// the operand descriptors in per-thread registers and moves them to uniform ones before every wgmma, behind a
+// WARPSYNC (the K loops of the grouped layouts and of split-K were up to a tenth longer for it).
+__device__ __forceinline__ uint32_t warp_uniform(uint32_t value) { return __shfl_sync(0xffffffff, value, 0); }
+
+// Barrier `id` over `num_threads` threads (whole warps) that also returns whether `predicate` holds in all of
+// them: the same answer in every thread, warp-uniform to ptxas too.
 __device__ __forceinline__ bool named_barrier_and(uint32_t id, uint32_t num_threads, bool predicate) {
   uint32_t all;
   asm volatile(
@@ -32,7 +40,7 @@ __device__ __forceinline__ bool named_barrier_and(uint32_t id, uint32_t num_thre
       : "=r"(all)
       : "r"(static_cast<uint32_t>(predicate)), "r"(id), "r"(num_threads)
       : "memory");
-  return all != 0;
+  return warp_uniform(all) != 0;
 }
 
 // ---- loads that bypass the coherent path (read-only data such as scales) ---------------------------

@@ -182,9 +182,10 @@ struct GemmKernel {
     ptx::setmaxnreg_increase<kMathRegisters>();
     constexpr bool kMasked = C::kLayout == Layout::Masked;
     constexpr bool kStackedD = kMasked || C::kLayout == Layout::KGrouped;  // D is [G, M, N]
-    // Read through a shuffle, so that ptxas knows it is warp-uniform: the descriptors below then live in
-    // uniform registers.
-    const uint32_t warpgroup = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);
+    // Warp-uniform to ptxas (ptx::warp_uniform): the descriptors below then live in uniform registers, and the
+    // branches on the warp (split-K's rows) do not make the K loop's code divergent.
+    const uint32_t warpgroup = ptx::warp_uniform(threadIdx.x / 128);
+    const uint32_t warp = ptx::warp_uniform(threadIdx.x / 32);
     // The part of the tile this warpgroup multiplies and stores; with alternate K blocks both multiply all of it,
     // each the K blocks of its parity, and warpgroup 0 alone stores it.
     const uint32_t tile_part = C::kAlternateKBlocks ? 0 : warpgroup;
@@ -192,7 +193,7 @@ struct GemmKernel {
     const bool stores = !C::kAlternateKBlocks || warpgroup == 0;
     const uint32_t wg_row = tile_part / C::kWarpgroupCols;
     const uint32_t wg_col = tile_part % C::kWarpgroupCols;
-    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t lane = threadIdx.x % 32;
     // This thread's accumulator rows in the warpgroup's 64 rows: r and r + 8 (the wgmma fragment layout).
     const uint32_t row_in_wg = (threadIdx.x / 32 % 4) * 16 + lane / 4;
     constexpr uint32_t kRowBytes = C::kBlockK * C::kTile.operand_bytes;

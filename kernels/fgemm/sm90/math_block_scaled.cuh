@@ -151,10 +151,8 @@ struct BlockScaledMath {
   __device__ __forceinline__ void begin_tile(uint32_t group, uint32_t n_base, uint32_t first_k_block) {
     const uint32_t nb0 = min_of(n_base / 128, kNumNBlocksOfB - 1);
     const uint32_t nb1 = min_of(nb0 + 1, kNumNBlocksOfB - 1);
-    sfb_offset = __shfl_sync(0xffffffff,
-                             static_cast<uint32_t>(group * params.sfb_group_stride + nb0 * params.sfb_n_stride +
-                                                   first_k_block * params.sfb_k_stride),
-                             0);
+    sfb_offset = ptx::warp_uniform(static_cast<uint32_t>(group * params.sfb_group_stride + nb0 * params.sfb_n_stride +
+                                                         first_k_block * params.sfb_k_stride));
     sfb_second_block = (nb1 - nb0) * static_cast<uint32_t>(params.sfb_n_stride);
     first_block_cols = 128 - n_base % 128;
     if constexpr (kSfbAhead) next_sfb = load_sfb(first_block);

@@ -69,7 +69,7 @@ struct SplitKReduction {
   // becomes the sum over every split. `rows_needed`: whether the warp has rows to store at all (warp-uniform,
   // the same in every CTA of the cluster); its sums are neither sent nor read otherwise.
   __device__ __forceinline__ void reduce(float (&acc)[kFragments], bool rows_needed) {
-    const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const uint32_t warp = ptx::warp_uniform(threadIdx.x / 32), lane = threadIdx.x % 32;
     const uint32_t owner = warp % kSplits;
     if (owner != rank) {
       // The owner is done reading this CTA's sums of the previous tile (a fresh barrier passes parity 1 at once).
