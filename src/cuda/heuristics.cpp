@@ -105,13 +105,12 @@ constexpr int kMinForcedStages = 4;
 KernelConfig with_forced_stages(KernelConfig config, int stages) {
   if (stages == 0) return config;
   const int most = config.num_stages, unit = stages_unit(config);
-  const std::string chosen = config.name();
-  config.num_stages = stages;
   if (stages < kMinForcedStages || stages > most || stages % unit != 0)
     throw Error(ErrorKind::InvalidValue, "fgemm: the forced stages (" + std::to_string(stages) + ") do not fit " +
-                                             chosen + ": it takes " + std::to_string(kMinForcedStages) + " to " +
-                                             std::to_string(most) + " stages" +
+                                             config.name() + ": it takes " + std::to_string(kMinForcedStages) +
+                                             " to " + std::to_string(most) + " stages" +
                                              (unit > 1 ? ", a multiple of " + std::to_string(unit) : ""));
+  config.num_stages = stages;
   return config;
 }
 

@@ -288,6 +288,7 @@ TEST(Heuristics, ForcedStagesWhereTheyFit) {
   EXPECT_THROW(choose_config(large, device, BlockShape{0, 0, 0, 0, 0, 0, chosen.num_stages + 1}), Error);
   try {
     choose_config(decode, device, BlockShape{64, 16, 0, 0, 0, 0, 10});
+    ADD_FAILURE() << "ten stages of an alternating tile were taken";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("forced stages (10)"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("a multiple of 4"), std::string::npos) << error.what();
