@@ -253,7 +253,7 @@ struct GemmKernel {
       }
 
       // ---------------------------------------------------------------- the epilogue
-      if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, m_base + warp % 4 * 16 < rows);
+      if constexpr (C::kSplitK > 1) split_k.reduce(math.acc, warp, m_base + warp % 4 * 16 < rows);
       if constexpr (C::kAlternateKBlocks)
         AlternatingKBlocks<C>::add_sums(math.acc, ptx::smem_address(smem.sums), warpgroup);
       if (!tile.valid || !stores) continue;  // a filler tile that kept a cluster partner company, or no part of D

@@ -65,11 +65,12 @@ struct SplitKReduction {
   // Whether this CTA reduces and stores the rows of math warp `warp`.
   __device__ __forceinline__ bool owns(uint32_t warp) const { return warp % kSplits == rank; }
 
-  // After a tile's K loop: `acc` holds this CTA's sums of the tile; where this CTA owns the thread's warp, it
-  // becomes the sum over every split. `rows_needed`: whether the warp has rows to store at all (warp-uniform,
-  // the same in every CTA of the cluster); its sums are neither sent nor read otherwise.
-  __device__ __forceinline__ void reduce(float (&acc)[kFragments], bool rows_needed) {
-    const uint32_t warp = ptx::warp_uniform(threadIdx.x / 32), lane = threadIdx.x % 32;
+  // After a tile's K loop: `acc` holds this CTA's sums of the tile; where this CTA owns the thread's `warp` (the
+  // CTA's warp index, warp-uniform to ptxas: ptx::warp_uniform), it becomes the sum over every split.
+  // `rows_needed`: whether the warp has rows to store at all (warp-uniform, the same in every CTA of the cluster);
+  // its sums are neither sent nor read otherwise.
+  __device__ __forceinline__ void reduce(float (&acc)[kFragments], uint32_t warp, bool rows_needed) {
+    const uint32_t lane = threadIdx.x % 32;
     const uint32_t owner = warp % kSplits;
     if (owner != rank) {
       // The owner is done reading this CTA's sums of the previous tile (a fresh barrier passes parity 1 at once).
