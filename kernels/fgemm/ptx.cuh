@@ -43,6 +43,11 @@ __device__ __forceinline__ bool named_barrier_and(uint32_t id, uint32_t num_thre
   return warp_uniform(all) != 0;
 }
 
+// Four 32-bit words, as 16-byte loads and stores move them.
+struct U32x4 {
+  uint32_t word[4];
+};
+
 // ---- loads that bypass the coherent path (read-only data such as scales) ---------------------------
 
 __device__ __forceinline__ float load_readonly(const float* pointer) {
@@ -63,6 +68,24 @@ __device__ __forceinline__ float load_readonly_f16(const void* pointer) {
   float value;
   asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
   return value;
+}
+
+// 16 bytes of data no thread writes during the kernel, read through the non-coherent path: kept in L1 where other
+// warps read them too (load_readonly_u32x4), or not allocated in L1 where each is read once (load_streaming_u32x4).
+// Neither is volatile, so that the compiler may issue several before their first use.
+__device__ __forceinline__ U32x4 load_readonly_u32x4(const void* pointer) {
+  U32x4 v;
+  asm("ld.global.nc.v4.b32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+      : "l"(pointer));
+  return v;
+}
+__device__ __forceinline__ U32x4 load_streaming_u32x4(const void* pointer) {
+  U32x4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+      : "l"(pointer));
+  return v;
 }
 
 // An L2 cache policy that evicts the lines it brings in first: for data read once, so that it does not push
@@ -109,6 +132,13 @@ __device__ __forceinline__ uint32_t map_shared_to_cta(uint32_t address, uint32_t
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(cta));
   return remote;
+}
+
+// A float from a peer CTA's shared memory (`cluster_address`, from map_shared_to_cta).
+__device__ __forceinline__ float load_shared_cluster_f32(uint32_t cluster_address) {
+  float value;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(cluster_address) : "memory");
+  return value;
 }
 
 // Stores 16 bytes into a peer CTA's shared memory (`cluster_address`, from map_shared_to_cta) and counts them as
@@ -361,6 +391,24 @@ __device__ __forceinline__ void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
+// mma.sync m16n8k16 of 16-bit inputs (BF16, or FP16 where kF16) into FP32, d += a * b, a warp's registers in the
+// PTX fragment layouts: lane l holds a's rows l / 4 (a0, a2) and l / 4 + 8 (a1, a3), b's column l / 4, and d's rows
+// l / 4 (d[0], d[1]) and l / 4 + 8 (d[2], d[3]).
+template <bool kF16>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                             uint32_t b0, uint32_t b1) {
+  if constexpr (kF16)
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
 // Keeps the compiler from moving reads or writes of an accumulator register across wgmma fences and waits.
 __device__ __forceinline__ void fence_operand(float& reg) { asm volatile("" : "+f"(reg)::"memory"); }
 __device__ __forceinline__ void fence_operand(int32_t& reg) { asm volatile("" : "+r"(reg)::"memory"); }
@@ -437,10 +485,6 @@ __device__ __forceinline__ void store_shared_f32x4(uint32_t address, float x, fl
 }
 
 // 16 bytes as four 32-bit words, for copies through registers.
-struct U32x4 {
-  uint32_t word[4];
-};
-
 __device__ __forceinline__ U32x4 load_shared_u32x4(uint32_t address) {
   U32x4 v;
   asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"

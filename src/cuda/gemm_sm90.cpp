@@ -14,6 +14,7 @@
 
 #include "core/log.hpp"
 #include "core/settings.hpp"
+#include "cuda/few_rows.hpp"
 #include "cuda/heuristics.hpp"
 #include "cuda/hopper_device.hpp"
 #include "cuda/kernel_source.hpp"
@@ -404,6 +405,13 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);
+  if (const std::optional<FewRowsConfig> few_rows = few_rows_config(p, driver::device_properties(device).sm_count)) {
+    if (print_configs())
+      detail::log(detail::LogLevel::Info, "fgemm: M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
+                                              " K=" + std::to_string(p.k) + " -> " + few_rows->name());
+    few_rows_gemm(p, *few_rows, stream);
+    return;
+  }
   const ScaleBoxes scales = scale_boxes(p);
   const Choice& choice = configuration_for(problem_size(p, scales.by_tma()), device);
   const KernelConfig& config = choice.config;
