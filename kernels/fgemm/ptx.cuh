@@ -71,20 +71,19 @@ __device__ __forceinline__ float load_readonly_f16(const void* pointer) {
 }
 
 // 16 bytes of data no thread writes during the kernel, read through the non-coherent path: kept in L1 where other
-// warps read them too (load_readonly_u32x4), or not allocated in L1 where each is read once (load_streaming_u32x4).
-// Neither is volatile, so that the compiler may issue several before their first use.
+// warps read them too (kKeepInL1), or not allocated there where each is read once. Not volatile, so that the
+// compiler may issue several before their first use.
+template <bool kKeepInL1>
 __device__ __forceinline__ U32x4 load_readonly_u32x4(const void* pointer) {
   U32x4 v;
-  asm("ld.global.nc.v4.b32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
-      : "l"(pointer));
-  return v;
-}
-__device__ __forceinline__ U32x4 load_streaming_u32x4(const void* pointer) {
-  U32x4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
-      : "l"(pointer));
+  if constexpr (kKeepInL1)
+    asm("ld.global.nc.v4.b32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+        : "l"(pointer));
+  else
+    asm("ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+        : "l"(pointer));
   return v;
 }
 

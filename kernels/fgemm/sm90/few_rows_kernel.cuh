@@ -70,7 +70,7 @@ __device__ __forceinline__ void few_rows_gemm(const Params& p) {
   const uint16_t* a_lane = static_cast<const uint16_t*>(p.a) + int64_t(a_mask ? group : 0) * p.a_row_stride +
                            quad * kVectorElements;
   const auto load_a = [&](uint32_t k) {
-    ptx::U32x4 a = ptx::load_readonly_u32x4(a_lane + k);
+    ptx::U32x4 a = ptx::load_readonly_u32x4<true>(a_lane + k);
 #pragma unroll
     for (uint32_t i = 0; i < 4; ++i) a.word[i] &= a_mask;
     return a;
@@ -91,7 +91,7 @@ __device__ __forceinline__ void few_rows_gemm(const Params& p) {
   for (; kc + (kUnroll - 1) * kCtaStep + kChunkK <= k_end; kc += kUnroll * kCtaStep) {
     ptx::U32x4 b[kUnroll], a[kUnroll];
 #pragma unroll
-    for (uint32_t u = 0; u < kUnroll; ++u) b[u] = ptx::load_streaming_u32x4(b_lane + kc + u * kCtaStep);
+    for (uint32_t u = 0; u < kUnroll; ++u) b[u] = ptx::load_readonly_u32x4<false>(b_lane + kc + u * kCtaStep);
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) a[u] = load_a(kc + u * kCtaStep);
 #pragma unroll
@@ -101,7 +101,7 @@ __device__ __forceinline__ void few_rows_gemm(const Params& p) {
   // or wholly past the end of its range; past it, the lane multiplies zeros.
   for (; kc < k_end; kc += kCtaStep) {
     const bool inside = kc + quad * kVectorElements < k_end;
-    const ptx::U32x4 b = inside ? ptx::load_streaming_u32x4(b_lane + kc) : zeros;
+    const ptx::U32x4 b = inside ? ptx::load_readonly_u32x4<false>(b_lane + kc) : zeros;
     const ptx::U32x4 a = inside ? load_a(kc) : zeros;
     multiply(a, b);
   }
