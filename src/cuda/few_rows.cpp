@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "core/settings.hpp"
-#include "cuda/gemm_sm90.hpp"
 #include "cuda/stream_order.hpp"
 #include "fgemm/few_rows_params.cuh"
 #include "jit/kernel_cache.hpp"
@@ -51,9 +50,9 @@ std::string FewRowsConfig::name() const {
 
 // The few-row kernel runs the normal layout's 16-bit GEMMs of at most eight rows of A with both operands K-major,
 // 16-byte aligned and K a multiple of 8 (its lanes load 16 bytes at a time and never a part of a vector), and B of
-// at most kMaxBBytes. Not where a configuration is forced (force_config: the tests of the tiles), nor where
-// set_num_sms limits the SMs: its grid is not persistent.
-std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms) {
+// at most kMaxBBytes. Not where anything of the configuration is forced (force_config: the tests and measurements of
+// the tiles), nor where set_num_sms limits the SMs: its grid is not persistent.
+std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms, const BlockShape& forced) {
   const bool sixteen_bit = p.ab_dtype == DType::BF16 || p.ab_dtype == DType::F16;
   if (p.layout != detail::GemmLayout::Normal || !sixteen_bit || p.scaling != detail::Scaling::None || p.a_mn_major ||
       p.b_mn_major)
@@ -63,7 +62,7 @@ std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int n
   if (!aligned_16(p.a) || !aligned_16(p.b) || p.a_row_stride % few_rows::kVectorElements != 0 ||
       p.b_row_stride % few_rows::kVectorElements != 0)
     return std::nullopt;
-  if (forced_config().block_m != 0 || detail::requested_num_sms() > 0) return std::nullopt;
+  if (!forced.forces_nothing() || detail::requested_num_sms() > 0) return std::nullopt;
 
   FewRowsConfig config;
   config.f16_inputs = p.ab_dtype == DType::F16;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/problem.hpp"
+#include "cuda/heuristics.hpp"
 #include "fgemm/fgemm.hpp"
 #include "jit/kernel_spec.hpp"
 
@@ -26,8 +27,9 @@ struct FewRowsConfig {
 };
 
 // The configuration for p where the few-row kernel runs it, or nullopt where the skeleton's tiles do: see the
-// conditions in few_rows.cpp. `num_sms`: the device's multiprocessors.
-std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms);
+// conditions in few_rows.cpp. `num_sms`: the device's multiprocessors; `forced`: what force_config imposes on the
+// skeleton's kernels (anything leaves p to them).
+std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms, const BlockShape& forced);
 
 jit::KernelSpec few_rows_kernel_spec(const FewRowsConfig& config);
 

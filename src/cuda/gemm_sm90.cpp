@@ -405,7 +405,8 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);
-  if (const std::optional<FewRowsConfig> few_rows = few_rows_config(p, driver::device_properties(device).sm_count)) {
+  if (const std::optional<FewRowsConfig> few_rows =
+          few_rows_config(p, driver::device_properties(device).sm_count, forced_config())) {
     if (print_configs())
       detail::log(detail::LogLevel::Info, "fgemm: M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
                                               " K=" + std::to_string(p.k) + " -> " + few_rows->name());

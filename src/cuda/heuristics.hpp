@@ -58,6 +58,11 @@ struct BlockShape {
   int split_k = 0;
   int c_slots = 0;     // chunks in each ring of C (0: the heuristics' choice)
   int num_stages = 0;  // stages of the chosen tile (0: the most that fit)
+
+  bool forces_nothing() const {
+    return block_m == 0 && block_n == 0 && cluster_m == 0 && cluster_n == 0 && split_k == 0 && c_slots == 0 &&
+           num_stages == 0;
+  }
 };
 
 // The candidate with the least estimated cost (ties: the larger tile), or the candidate of the forced

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "cuda/few_rows.hpp"
-#include "cuda/gemm_sm90.hpp"
 #include "fgemm/few_rows_params.cuh"
 #include "jit/compiler.hpp"
 
@@ -40,10 +39,10 @@ detail::GemmProblem problem(std::int64_t m, std::int64_t n, std::int64_t k, DTyp
 
 TEST(FewRows, TakesTheDecodeRowsOfTheSixteenBitKinds) {
   for (std::int64_t m : {1, 2, 7, 8}) {
-    EXPECT_TRUE(few_rows_config(problem(m, 2112, 7168), kSms).has_value()) << m;
-    EXPECT_TRUE(few_rows_config(problem(m, 576, 7168, DType::F16), kSms).has_value()) << m;
+    EXPECT_TRUE(few_rows_config(problem(m, 2112, 7168), kSms, {}).has_value()) << m;
+    EXPECT_TRUE(few_rows_config(problem(m, 576, 7168, DType::F16), kSms, {}).has_value()) << m;
   }
-  EXPECT_TRUE(few_rows_config(problem(1, 1001, 8), kSms).has_value());
+  EXPECT_TRUE(few_rows_config(problem(1, 1001, 8), kSms, {}).has_value());
 }
 
 TEST(FewRows, LeavesEveryOtherProblemToTheTiles) {
@@ -65,14 +64,18 @@ TEST(FewRows, LeavesEveryOtherProblemToTheTiles) {
   others.back().b = aligned_address(8);                              // B not 16-byte aligned
   others.push_back(problem(2, 2112, 7168));
   others.back().a_row_stride = 7172;                                 // A's rows not 16-byte aligned
-  for (std::size_t i = 0; i < others.size(); ++i) EXPECT_FALSE(few_rows_config(others[i], kSms).has_value()) << i;
+  for (std::size_t i = 0; i < others.size(); ++i) EXPECT_FALSE(few_rows_config(others[i], kSms, {}).has_value()) << i;
 }
 
 TEST(FewRows, LeavesForcedConfigurationsToTheTiles) {
-  force_config(64, 32, 1, 1, 0, 0, 0);
-  EXPECT_FALSE(few_rows_config(problem(1, 2112, 7168), kSms).has_value());
-  force_config(0, 0, 0, 0, 0, 0, 0);
-  EXPECT_TRUE(few_rows_config(problem(1, 2112, 7168), kSms).has_value());
+  BlockShape tile, split, stages;
+  tile.block_m = 64;
+  tile.block_n = 32;
+  split.split_k = 4;  // a split of the heuristics' tile
+  stages.num_stages = 4;
+  for (const BlockShape& forced : {tile, split, stages})
+    EXPECT_FALSE(few_rows_config(problem(1, 2112, 7168), kSms, forced).has_value());
+  EXPECT_TRUE(few_rows_config(problem(1, 2112, 7168), kSms, BlockShape{}).has_value());
 }
 
 // Grids of fewer than three CTAs per SM get 16 warps a CTA where they have at least 1.5 per SM, else K is split
@@ -86,7 +89,7 @@ TEST(FewRows, WidensOrSplitsGridsOfFewCtas) {
   for (const Case& c : {Case{24576, 1536, 8, 1}, Case{4096, 7168, 8, 1}, Case{2112, 7168, 16, 1},
                         Case{1200, 7168, 8, 4}, Case{576, 7168, 8, 8}, Case{256, 7168, 8, 8}, Case{256, 1024, 8, 2},
                         Case{256, 2048, 8, 4}, Case{8, 8, 8, 1}}) {
-    const auto config = few_rows_config(problem(1, c.n, c.k), kSms);
+    const auto config = few_rows_config(problem(1, c.n, c.k), kSms, {});
     ASSERT_TRUE(config.has_value()) << c.n << " x " << c.k;
     EXPECT_EQ(config->warps, c.warps) << c.n << " x " << c.k;
     EXPECT_EQ(config->splits, c.splits) << c.n << " x " << c.k;

@@ -1,9 +1,9 @@
 // The few-row kernel: D = C + A·Bᵀ for 16-bit A [M, K] and B [N, K], both K-major, where M is at most eight
 // (decode: one token, or a few). Such a GEMM is a read of B and little else. The skeleton's tiles read B through the
 // TMA in boxes of one K block; here every lane reads it with 16-byte vector loads, several in flight, which on an
-// H200 took 7-34% less time on the decode rows of up to 75 MB of B (docs/PERFORMANCE.md, "The few-row kernel"). The
-// tensor cores' mma.sync does the arithmetic: a CTA's 8 rows of B are the n8 of an m16n8k16 and A's rows its upper
-// eight (the lower eight are zeros), so that a lane needs no data from another.
+// H200 ran the decode rows of up to 75 MB of B 1.04-1.33x as fast without C (docs/PERFORMANCE.md, "The few-row
+// kernel"). The tensor cores' mma.sync does the arithmetic: a CTA's 8 rows of B are the n8 of an m16n8k16 and A's
+// rows its upper eight (the lower eight are zeros), so that a lane needs no data from another.
 //
 // K is split three ways: between the lanes of a row of B (four lanes, eight elements each: a chunk of 32), between
 // the warps of the CTA (chunks taken in turn), and between the CTAs of a cluster (kSplits ranges of
