@@ -25,9 +25,9 @@ def test_every_output_and_c(m, dtype_name, out, c_mode):
 
 
 # (M, N, K): K shorter than a chunk, a single column, N = 8 and 9 around a CTA, K split in 2, 4 and 8 (few columns,
-# long K), a split whose last range is shorter, and the table's decode shapes.
+# long K), splits whose last range is shorter, 16 warps a CTA (2112 columns), and the table's decode shapes.
 SHAPES = [(1, 1, 8), (4, 9, 24), (7, 8, 4104), (1, 2112, 7168), (3, 200, 7168), (1, 100, 4096), (8, 576, 7168),
-          (2, 256, 1064), (1, 24576, 1536), (1, 32768, 512), (6, 4096, 7168)]
+          (2, 256, 1064), (5, 256, 2048), (1, 24576, 1536), (1, 32768, 512), (6, 4096, 7168)]
 
 
 @pytest.mark.parametrize("m,n,k", SHAPES)
