@@ -1,7 +1,10 @@
 #include "cuda/few_rows.hpp"
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include "core/settings.hpp"
 #include "cuda/stream_order.hpp"
@@ -29,28 +32,19 @@ constexpr int kMaxSplits = 8;  // the largest portable cluster
 constexpr std::int64_t kCtasPerSm = 3;
 constexpr double kWideCtasPerSm = 1.5;
 
-bool aligned_16(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
-
-const char* dtype_tag(DType dtype) {
-  switch (dtype) {
-    case DType::F16: return "f16";
-    case DType::F32: return "f32";
-    default: return "bf16";
-  }
-}
-
 }  // namespace
 
 std::string FewRowsConfig::name() const {
   std::ostringstream out;
-  out << "fgemm_sm90_few_rows_" << (f16_inputs ? "f16" : "bf16") << "_d" << dtype_tag(d_dtype)
+  out << "fgemm_sm90_few_rows_" << dtype_name(f16_inputs ? DType::F16 : DType::BF16) << "_d" << dtype_name(d_dtype)
       << (has_c ? (c_of_d_type ? "_c16" : "_c32") : "") << "_w" << warps << "u" << unroll << "s" << splits;
   return out.str();
 }
 
-// The few-row kernel runs the normal layout's 16-bit GEMMs of at most eight rows of A with both operands K-major,
-// 16-byte aligned and K a multiple of 8 (its lanes load 16 bytes at a time and never a part of a vector), and B of
-// at most kMaxBBytes. Not where anything of the configuration is forced (force_config: the tests and measurements of
+// The few-row kernel runs the normal layout's 16-bit GEMMs of at most eight rows of A with both operands K-major and
+// K a multiple of 8 (its lanes load 16 bytes at a time and never a part of a vector), and B of at most kMaxBBytes.
+// Validation has made A and B start 16-byte aligned with rows of whole 16 bytes (the TMA's rule, on every backend),
+// so that every lane's vector is aligned. Not where anything of the configuration is forced (force_config: the tests and measurements of
 // the tiles), nor where set_num_sms limits the SMs: its grid is not persistent.
 std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms, const BlockShape& forced) {
   const bool sixteen_bit = p.ab_dtype == DType::BF16 || p.ab_dtype == DType::F16;
@@ -59,9 +53,6 @@ std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int n
     return std::nullopt;
   if (p.m < 1 || p.m > std::int64_t(few_rows::kMaxRows) || p.k % few_rows::kVectorElements != 0) return std::nullopt;
   if (p.n * p.k * 2 > kMaxBBytes) return std::nullopt;
-  if (!aligned_16(p.a) || !aligned_16(p.b) || p.a_row_stride % few_rows::kVectorElements != 0 ||
-      p.b_row_stride % few_rows::kVectorElements != 0)
-    return std::nullopt;
   if (!forced.forces_nothing() || detail::requested_num_sms() > 0) return std::nullopt;
 
   FewRowsConfig config;
@@ -102,9 +93,27 @@ jit::KernelSpec few_rows_kernel_spec(const FewRowsConfig& config) {
   return {"fgemm_few_rows", source.str(), 0};
 }
 
+namespace {
+
+// The kernel's name, built once per configuration: a decode GEMM's call costs the host a few microseconds, to which
+// a string stream each call would add.
+const std::string& kernel_name(const FewRowsConfig& config) {
+  using Key = std::tuple<bool, DType, bool, bool, int, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, std::string> names;  // a map: references to its values stay valid
+  const Key key{config.f16_inputs, config.d_dtype, config.has_c, config.c_of_d_type,
+                config.warps,      config.unroll,  config.splits};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = names.find(key);
+  if (found == names.end()) found = names.emplace(key, config.name()).first;
+  return found->second;
+}
+
+}  // namespace
+
 void few_rows_gemm(const detail::GemmProblem& p, const FewRowsConfig& config, Stream stream) {
   const jit::Kernel& kernel =
-      jit::get_kernel(p.device.index, config.name(), [&config] { return few_rows_kernel_spec(config); });
+      jit::get_kernel(p.device.index, kernel_name(config), [&config] { return few_rows_kernel_spec(config); });
   few_rows::Params params{p.a,
                           p.b,
                           p.c,

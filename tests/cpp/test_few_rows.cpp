@@ -16,10 +16,8 @@ namespace {
 
 constexpr int kSms = 132;
 
-// Addresses the kernel could read 16 bytes at a time from; never dereferenced on the host.
-const std::uint8_t* aligned_address(std::uintptr_t offset = 0) {
-  return reinterpret_cast<const std::uint8_t*>(std::uintptr_t(1) << 20) + offset;
-}
+// An address the kernel could read 16 bytes at a time from, as validation leaves A and B; never dereferenced.
+const std::uint8_t* aligned_address() { return reinterpret_cast<const std::uint8_t*>(std::uintptr_t(1) << 20); }
 
 detail::GemmProblem problem(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::BF16) {
   detail::GemmProblem p;
@@ -60,10 +58,6 @@ TEST(FewRows, LeavesEveryOtherProblemToTheTiles) {
   others.back().a_mn_major = true;                                   // A stored [K, M]
   others.push_back(problem(1, 2112, 7168));
   others.back().layout = detail::GemmLayout::Masked;
-  others.push_back(problem(1, 2112, 7168));
-  others.back().b = aligned_address(8);                              // B not 16-byte aligned
-  others.push_back(problem(2, 2112, 7168));
-  others.back().a_row_stride = 7172;                                 // A's rows not 16-byte aligned
   for (std::size_t i = 0; i < others.size(); ++i) EXPECT_FALSE(few_rows_config(others[i], kSms, {}).has_value()) << i;
 }
 
