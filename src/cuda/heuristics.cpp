@@ -95,6 +95,29 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
   return alternating.num_stages >= kAlternationUnit ? alternating : config;
 }
 
+// The 16-bit kinds' FP32 D, in one wave of tiles of the normal layout with at most kMostStagesToHalveFor stages:
+// staged one column half at a time (TileConfig::staged_in_halves) where the shared memory that frees holds one more
+// stage. On an H200, 576 x 4096 x 7168 TN into FP32 in place (192 x 96 tiles, one wave of 129) ran 54.0 -> 47.7 us
+// with a fifth stage; FP8's 1D1D tiles into FP32, given halves and a stage more on every row, gained nothing in one
+// wave and lost up to 6% in many (24576 x 4096 x 1536: 390 -> 413 us), where each tile pays the second pass
+// (docs/PERFORMANCE.md). Tiles of more stages were not measured.
+constexpr int kMostStagesToHalveFor = 4;
+constexpr int kLeastHalvedChunkBytes = 64;
+
+KernelConfig with_staging_halves(const ProblemSize& problem, KernelConfig config, const DeviceLimits& device) {
+  if (!is_sixteen_bit(problem) || problem.shape.layout != detail::GemmLayout::Normal || config.output_bytes != 4 ||
+      config.alternate_k_blocks || config.num_stages > kMostStagesToHalveFor ||
+      cluster_tiles(problem, config) > max_clusters(config, device))
+    return config;
+  KernelConfig halved = config;
+  halved.staged_in_halves = true;
+  // Halves of rows narrower than the 64-byte swizzle would be stored in TMA boxes of 32 bytes a row: not measured.
+  if (halved.staging_passes() == config.staging_passes() || halved.chunk_bytes() < kLeastHalvedChunkBytes)
+    return config;
+  halved.num_stages = most_stages(halved, device);
+  return halved.num_stages > config.num_stages ? halved : config;
+}
+
 // A forced stage count, for measuring: at least four (the schedules that hold two stages at once, as the 1D1D
 // recipe's with two partials, are never chosen with fewer), at most what the chosen kernel holds (the most that
 // fit its shared memory), and a multiple of its stages_unit.
@@ -180,7 +203,8 @@ KernelConfig choose_config(const ProblemSize& problem, const DeviceLimits& devic
                           std::to_string(forced.cluster_n) + ", split-K " + std::to_string(forced.split_k) +
                           ", ring of C " + std::to_string(forced.c_slots) + ") is not a supported configuration"
                     : std::string("fgemm: no kernel configuration fits the device's shared memory"));
-  KernelConfig chosen = with_forced_stages(with_alternate_k_blocks(problem, *best, device), forced.num_stages);
+  KernelConfig chosen = with_forced_stages(
+      with_staging_halves(problem, with_alternate_k_blocks(problem, *best, device), device), forced.num_stages);
   // The grid: whole clusters, no more than there are cluster tiles, or every SM for the masked layout,
   // whose tile count is known only on the device (masked_m).
   const std::int64_t most = max_clusters(chosen, device);

@@ -65,7 +65,8 @@ std::string KernelConfig::name() const {
          std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_s" + std::to_string(num_stages) + "_r" +
          std::to_string(band_m) + "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
          (split_k > 1 ? "_sk" + std::to_string(split_k) : "") +
-         (a_rows > 0 ? "_ar" + std::to_string(a_rows) : "") + (alternate_k_blocks ? "_alt" : "");
+         (a_rows > 0 ? "_ar" + std::to_string(a_rows) : "") + (alternate_k_blocks ? "_alt" : "") +
+         (staged_in_halves ? "_halves" : "");
 }
 
 }  // namespace fgemm::cuda

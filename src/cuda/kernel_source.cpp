@@ -115,7 +115,7 @@ std::string gemm_kernel_source(const KernelConfig& config) {
       << config.num_stages << ", " << config.cluster_m << ", " << config.cluster_n << ", " << config.output_bytes
       << ", " << config.operand_bytes << ", " << cpp_bool(config.output_f16) << ", " << config.split_k << ", "
       << config.c_slots << ", " << config.c_bytes << ", " << config.a_rows << ", "
-      << cpp_bool(config.alternate_k_blocks) << "};\n"
+      << cpp_bool(config.alternate_k_blocks) << ", " << cpp_bool(config.staged_in_halves) << "};\n"
       << "};\n"
       << "using Config = fgemm::sm90::GemmConfig<Tile, " << config.shape.n << ", " << config.shape.k
       << ", fgemm::sm90::Layout::" << layout_enumerator(config) << ", " << config.band_m << ", "

@@ -251,6 +251,28 @@ TEST(GemmKernelCompile, SixteenBitDecodeTilesAlternatingKBlocks) {
   }
 }
 
+// The 16-bit kinds' FP32 D staged in column halves for a fifth stage (one wave of 192 x 96 tiles): written, and
+// accumulated in place, from each storage order of the weight gradient's operands.
+TEST(GemmKernelCompile, SixteenBitFp32StagedInHalves) {
+  const DeviceLimits h100;
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    for (bool in_place : {false, true}) {
+      ProblemSize size;
+      size.m = 576;
+      size.shape.n = 4096;
+      size.shape.k = 7168;
+      size.shape.ab_dtype = dtype;
+      size.shape.scaling = detail::Scaling::None;
+      size.shape.a_mn_major = size.shape.b_mn_major = in_place;
+      size.shape.output_f32 = true;
+      size.shape.c_in_d = in_place;
+      const KernelConfig config = choose_config(size, h100);
+      EXPECT_TRUE(config.staged_in_halves) << config.name();
+      expect_compiles_cleanly(config);
+    }
+  }
+}
+
 // Forced stage counts (for measuring) on the decode tiles whose times they change (docs/PERFORMANCE.md): 16-bit and
 // FP8 64-row tiles alternating K blocks with 8 and 12 stages.
 TEST(GemmKernelCompile, ForcedStageCounts) {

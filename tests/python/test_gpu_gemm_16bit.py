@@ -231,11 +231,34 @@ def test_decode_tiles_alternate_k_blocks(tmp_path):
     assert len(kernels) == 4 and all(name.endswith("_alt") for name in kernels), kernels
 
 
+# FP32 D staged one column half at a time for a fifth stage (TileConfig::staged_in_halves: the 16-bit kinds' tiles
+# of one wave and four stages): the heuristics' 192 x 96 tiles written and accumulated in place, a ragged N (rows
+# stored one at a time in each half), both dtypes. Run with the configurations printed, so that the test knows each
+# kernel stages in halves.
+HALVES_PROGRAM = """
+import torch
+from checks_16bit import check_dense
+for dtype_name, letters, c_mode, m, n, k in [("bf16", "nt", None, 576, 4096, 1408),
+                                             ("fp16", "tn", "d", 1500, 1536, 1408),
+                                             ("bf16", "tn", "d", 1500, 1530, 1408)]:
+    check_dense(dtype_name, letters, "fp32", c_mode, m, n, k, spare_columns=1, device="cuda")
+    torch.cuda.synchronize()
+    print(f"case {dtype_name} {letters} {m} {n} {k} {c_mode}: passed", flush=True)
+"""
+
+
+def test_fp32_d_staged_in_halves(tmp_path):
+    cases, kernels = run_printing_kernels(HALVES_PROGRAM, tmp_path)
+    assert len(cases) == 3, cases
+    assert len(kernels) == 3 and all(name.endswith("_halves") for name in kernels), kernels
+
+
 # ---------------------------------------------------------------------------------------------- sanitizers
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
 # (FP32 and D's type, a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles, FP32
-# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A), a
+# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A; the
+# former's FP32 D in place staged in halves), a
 # decode tile whose warpgroups take alternate K blocks, both contiguous forms with an empty group and padding, masked
 # with an empty group, k-grouped with an empty expert and C being D.
 SANITIZER_PROGRAM = """
@@ -249,6 +272,7 @@ for dtype_name in {dtype_names}:
         check_dense(dtype_name, "nt", "same", "c16", 200, 520, 136, device="cuda")
     with forced_config(192, 96, 1, 1):
         check_dense(dtype_name, "tn", "same", None, 200, 200, 136, device="cuda")
+        check_dense(dtype_name, "tn", "fp32", "d", 200, 190, 136, device="cuda")  # FP32 staged in halves
     with forced_config(64, 128, 1, 2):
         check_dense(dtype_name, "tt", "fp32", "d", 130, 200, 136, device="cuda")
     with forced_config(64, 16, 1, 1):

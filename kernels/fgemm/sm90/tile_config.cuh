@@ -43,6 +43,9 @@ struct TileConfig {
   // narrow tiles of decode shapes a K block's chain in a warpgroup (its stage's wait, its MMAs' latency, the
   // promotion, the release) bounds the kernel, and each warpgroup then runs half as many.
   bool alternate_k_blocks = false;
+  // FP32 D staged one column half at a time although its warpgroups are narrower than the staging's rule asks
+  // (staging_passes): the host's choice where the shared memory this frees gives a one-wave tile one more stage.
+  bool staged_in_halves = false;
 
   // One K block is one 128-byte swizzle row of A and B.
   constexpr int block_k() const { return 128 / operand_bytes; }
@@ -86,10 +89,10 @@ struct TileConfig {
 
   // Each warpgroup stages its part of D in shared memory for the TMA store: all its columns at once, or, where
   // a warpgroup wider than 160 columns has a fourth stage, FP32 output or a ring of C smaller than the whole
-  // staging (which would leave room for two stages only), one column half at a time, if a half is whole 8-column
-  // groups of the accumulators (and so whole 16-byte units of D).
+  // staging (which would leave room for two stages only), or where the host asks it (staged_in_halves), one
+  // column half at a time, if a half is whole 8-column groups of the accumulators (and so whole 16-byte units of D).
   constexpr int staging_passes() const {
-    const bool halves = warpgroup_n() > 160 && warpgroup_n() % 16 == 0;
+    const bool halves = (warpgroup_n() > 160 || staged_in_halves) && warpgroup_n() % 16 == 0;
     const bool ring_holds_staging = c_slots * kCChunkBytes >= 64 * warpgroup_n() * output_bytes;
     return halves && !ring_holds_staging && (num_stages >= 4 || output_bytes == 4 || c_slots > 0) ? 2 : 1;
   }
