@@ -133,7 +133,7 @@ ProblemSize sixteen_bit(std::int64_t m, std::int64_t n, std::int64_t k, bool f32
 }
 
 // The 16-bit kinds' FP32 D in one wave of tiles of at most four stages is staged one column half at a time where that
-// frees a fifth (on an H200, 576 x 4096 x 7168 TN in place: 54.0 -> 47.7 us); not in many waves, not where the tile
+// frees a fifth (on an H200, 576 x 4096 x 7168 TN in place: 54.5 -> 48.5 us); not in many waves, not where the tile
 // has more stages already, not where a half's rows would be stored 32 bytes at a time, and not for FP8's 1D1D tiles.
 TEST(Heuristics, OneWaveOfSixteenBitFp32TilesStagesInHalvesForAFifthStage) {
   const DeviceLimits device;

@@ -251,8 +251,8 @@ TEST(GemmKernelCompile, SixteenBitDecodeTilesAlternatingKBlocks) {
   }
 }
 
-// The 16-bit kinds' FP32 D staged in column halves for a fifth stage (one wave of 192 x 96 tiles): written, and
-// accumulated in place, from each storage order of the weight gradient's operands.
+// The 16-bit kinds' FP32 D staged in column halves for a fifth stage (one wave of 192 x 96 tiles, and of 128 x 160
+// ones): written, and accumulated in place, from each storage order of the weight gradient's operands.
 TEST(GemmKernelCompile, SixteenBitFp32StagedInHalves) {
   const DeviceLimits h100;
   for (DType dtype : {DType::BF16, DType::F16}) {
@@ -269,6 +269,12 @@ TEST(GemmKernelCompile, SixteenBitFp32StagedInHalves) {
       const KernelConfig config = choose_config(size, h100);
       EXPECT_TRUE(config.staged_in_halves) << config.name();
       expect_compiles_cleanly(config);
+      size.m = 1500;
+      size.shape.n = 1536;
+      size.shape.k = 1408;
+      const KernelConfig narrower = choose_config(size, h100);
+      EXPECT_EQ(narrower.staged_in_halves, in_place) << narrower.name();
+      if (in_place) expect_compiles_cleanly(narrower);
     }
   }
 }

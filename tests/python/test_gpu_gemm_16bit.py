@@ -232,9 +232,9 @@ def test_decode_tiles_alternate_k_blocks(tmp_path):
 
 
 # FP32 D staged one column half at a time for a fifth stage (TileConfig::staged_in_halves: the 16-bit kinds' tiles
-# of one wave and four stages): the heuristics' 192 x 96 tiles written and accumulated in place, a ragged N (rows
-# stored one at a time in each half), both dtypes. Run with the configurations printed, so that the test knows each
-# kernel stages in halves.
+# of one wave and four stages): the heuristics' tiles (192 x 96; the in-place ones 128 x 160 on an H100) written and
+# accumulated in place, a ragged N (rows stored one at a time in each half), both dtypes. Run with the
+# configurations printed, so that the test knows each kernel stages in halves.
 HALVES_PROGRAM = """
 import torch
 from checks_16bit import check_dense
@@ -257,10 +257,10 @@ def test_fp32_d_staged_in_halves(tmp_path):
 
 # Every function once on small shapes, in the dtypes given: every letter with and without C and with C being D
 # (FP32 and D's type, a ragged N), C through a ring that streams its chunks in the epilogue (128 x 256 tiles, FP32
-# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A; the
-# former's FP32 D in place staged in halves), a
-# decode tile whose warpgroups take alternate K blocks, both contiguous forms with an empty group and padding, masked
-# with an empty group, k-grouped with an empty expert and C being D.
+# and D's type), MN-major operands in runs of 32 (192 x 96 tiles of B, and a 1 x 2 cluster sharing 32 rows of A), FP32
+# D in place staged in halves (192 x 96 tiles, a ragged N), a decode tile whose warpgroups take alternate K blocks,
+# both contiguous forms with an empty group and padding, masked with an empty group, k-grouped with an empty expert
+# and C being D.
 SANITIZER_PROGRAM = """
 import torch
 from checks_16bit import check_contiguous, check_dense, check_k_grouped, check_masked
