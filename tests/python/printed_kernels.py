@@ -16,3 +16,11 @@ def run_printing_kernels(program, tmp_path):
     cases = [line for line in result.stdout.splitlines() if line.startswith("case ")]
     kernels = [word.rstrip(",") for word in result.stderr.split() if word.startswith("fgemm_sm90_")]
     return cases, kernels
+
+
+def assert_each_case_launched(program, tmp_path, count, suffix):
+    """Runs `program` as run_printing_kernels does and asserts that it printed `count` cases, which launched `count`
+    kernels, every one named with `suffix` at its end."""
+    cases, kernels = run_printing_kernels(program, tmp_path)
+    assert len(cases) == count, cases
+    assert len(kernels) == count and all(name.endswith(suffix) for name in kernels), kernels

@@ -20,7 +20,7 @@ from checks_16bit import (
 )
 from gpu_reference import forced_config
 from operands_16bit import DTYPES, LETTERS, MAX_DIFF
-from printed_kernels import run_printing_kernels
+from printed_kernels import assert_each_case_launched
 from sanitizer import assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
@@ -226,9 +226,7 @@ for dtype_name, letters, out, m, n, k, tile in [("bf16", "nt", "same", 128, 2112
 
 
 def test_decode_tiles_alternate_k_blocks(tmp_path):
-    cases, kernels = run_printing_kernels(ALTERNATING_PROGRAM, tmp_path)
-    assert len(cases) == 4, cases
-    assert len(kernels) == 4 and all(name.endswith("_alt") for name in kernels), kernels
+    assert_each_case_launched(ALTERNATING_PROGRAM, tmp_path, 4, "_alt")
 
 
 # FP32 D staged one column half at a time for a fifth stage (TileConfig::staged_in_halves: the 16-bit kinds' tiles
@@ -248,9 +246,7 @@ for dtype_name, letters, c_mode, m, n, k in [("bf16", "nt", None, 576, 4096, 140
 
 
 def test_fp32_d_staged_in_halves(tmp_path):
-    cases, kernels = run_printing_kernels(HALVES_PROGRAM, tmp_path)
-    assert len(cases) == 3, cases
-    assert len(kernels) == 3 and all(name.endswith("_halves") for name in kernels), kernels
+    assert_each_case_launched(HALVES_PROGRAM, tmp_path, 3, "_halves")
 
 
 # ---------------------------------------------------------------------------------------------- sanitizers
