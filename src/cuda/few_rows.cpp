@@ -46,30 +46,33 @@ std::string FewRowsConfig::name() const {
 // Validation has made A and B start 16-byte aligned with rows of whole 16 bytes (the TMA's rule, on every backend),
 // so that every lane's vector is aligned. Not where anything of the configuration is forced (force_config: the tests and measurements of
 // the tiles), nor where set_num_sms limits the SMs: its grid is not persistent.
-std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms, const BlockShape& forced) {
-  const bool sixteen_bit = p.ab_dtype == DType::BF16 || p.ab_dtype == DType::F16;
-  if (p.layout != detail::GemmLayout::Normal || !sixteen_bit || p.scaling != detail::Scaling::None || p.a_mn_major ||
-      p.b_mn_major)
+std::optional<FewRowsConfig> few_rows_config(const ProblemSize& size, int num_sms, const BlockShape& forced) {
+  const KernelShape& shape = size.shape;
+  const bool sixteen_bit = shape.ab_dtype == DType::BF16 || shape.ab_dtype == DType::F16;
+  if (shape.layout != detail::GemmLayout::Normal || !sixteen_bit || shape.scaling != detail::Scaling::None ||
+      shape.a_mn_major || shape.b_mn_major)
     return std::nullopt;
-  if (p.m < 1 || p.m > std::int64_t(few_rows::kMaxRows) || p.k % few_rows::kVectorElements != 0) return std::nullopt;
-  if (p.n * p.k * 2 > kMaxBBytes) return std::nullopt;
+  if (size.m < 1 || size.m > std::int64_t(few_rows::kMaxRows) || shape.k % few_rows::kVectorElements != 0)
+    return std::nullopt;
+  if (shape.n * shape.k * 2 > kMaxBBytes) return std::nullopt;
   if (!forced.forces_nothing() || detail::requested_num_sms() > 0) return std::nullopt;
 
   FewRowsConfig config;
-  config.f16_inputs = p.ab_dtype == DType::F16;
-  config.d_dtype = p.d_dtype;
-  config.has_c = p.c != nullptr;
-  config.c_of_d_type = p.c != nullptr && p.c_dtype != DType::F32;
+  config.f16_inputs = shape.ab_dtype == DType::F16;
+  config.d_dtype = shape.output_f32 ? DType::F32 : shape.output_f16 ? DType::F16 : DType::BF16;
+  // C of its own, or D itself (FP32 in place, which the heuristics see as the TMA's additions to D).
+  config.has_c = shape.reads_c();
+  config.c_of_d_type = shape.c_of_d_type;
   config.warps = kWarps;
   config.unroll = kUnroll;
-  const std::int64_t ctas = (p.n + few_rows::kColumnsPerCta - 1) / few_rows::kColumnsPerCta;
+  const std::int64_t ctas = (shape.n + few_rows::kColumnsPerCta - 1) / few_rows::kColumnsPerCta;
   if (ctas < kCtasPerSm * num_sms && ctas >= kWideCtasPerSm * num_sms) config.warps = 2 * kWarps;
   // Each split keeps at least one turn of the CTA's warps.
   const std::int64_t turn = std::int64_t(config.warps) * kUnroll * few_rows::kChunkK;
   while (config.warps == kWarps && config.splits < kMaxSplits && ctas * config.splits < kCtasPerSm * num_sms &&
-         p.k >= 2 * config.splits * turn)
+         shape.k >= 2 * config.splits * turn)
     config.splits *= 2;
-  const std::int64_t chunks = (p.k + few_rows::kChunkK - 1) / few_rows::kChunkK;
+  const std::int64_t chunks = (shape.k + few_rows::kChunkK - 1) / few_rows::kChunkK;
   config.k_per_split = (chunks + config.splits - 1) / config.splits * few_rows::kChunkK;
   return config;
 }

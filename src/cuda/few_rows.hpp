@@ -26,10 +26,10 @@ struct FewRowsConfig {
   std::string name() const;
 };
 
-// The configuration for p where the few-row kernel runs it, or nullopt where the skeleton's tiles do: see the
-// conditions in few_rows.cpp. `num_sms`: the device's multiprocessors; `forced`: what force_config imposes on the
-// skeleton's kernels (anything leaves p to them).
-std::optional<FewRowsConfig> few_rows_config(const detail::GemmProblem& p, int num_sms, const BlockShape& forced);
+// The configuration of a problem (as the heuristics see it) where the few-row kernel runs it, or nullopt where the
+// skeleton's tiles do: see the conditions in few_rows.cpp. `num_sms`: the device's multiprocessors; `forced`: what
+// force_config imposes on the skeleton's kernels (anything leaves the problem to them).
+std::optional<FewRowsConfig> few_rows_config(const ProblemSize& size, int num_sms, const BlockShape& forced);
 
 jit::KernelSpec few_rows_kernel_spec(const FewRowsConfig& config);
 

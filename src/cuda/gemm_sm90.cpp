@@ -405,16 +405,17 @@ void gemm(const detail::GemmProblem& p, Stream stream) {
   check_kernel_limits(p);
   const int device = p.device.index;
   use_hopper_device(device);
+  const ScaleBoxes scales = scale_boxes(p);
+  const ProblemSize size = problem_size(p, scales.by_tma());
   if (const std::optional<FewRowsConfig> few_rows =
-          few_rows_config(p, driver::device_properties(device).sm_count, forced_config())) {
+          few_rows_config(size, driver::device_properties(device).sm_count, forced_config())) {
     if (print_configs())
       detail::log(detail::LogLevel::Info, "fgemm: M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
                                               " K=" + std::to_string(p.k) + " -> " + few_rows->name());
     few_rows_gemm(p, *few_rows, stream);
     return;
   }
-  const ScaleBoxes scales = scale_boxes(p);
-  const Choice& choice = configuration_for(problem_size(p, scales.by_tma()), device);
+  const Choice& choice = configuration_for(size, device);
   const KernelConfig& config = choice.config;
   const jit::Kernel& kernel = jit::get_kernel(device, choice.name, [&config] { return gemm_kernel_spec(config); });
   // Written (8 KB) only for the kernels that take them: every other call leaves them as they are.

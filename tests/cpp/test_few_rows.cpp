@@ -16,23 +16,16 @@ namespace {
 
 constexpr int kSms = 132;
 
-// An address the kernel could read 16 bytes at a time from, as validation leaves A and B; never dereferenced.
-const std::uint8_t* aligned_address() { return reinterpret_cast<const std::uint8_t*>(std::uintptr_t(1) << 20); }
-
-detail::GemmProblem problem(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::BF16) {
-  detail::GemmProblem p;
-  p.scaling = detail::Scaling::None;
-  p.ab_dtype = dtype;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.a = aligned_address();
-  p.a_row_stride = k;
-  p.b = aligned_address();
-  p.b_row_stride = k;
-  p.d_dtype = dtype;
-  p.d_row_stride = n;
-  return p;
+// The normal layout's GEMM of K-major 16-bit A and B into D of their type, as the heuristics see it.
+ProblemSize problem(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::BF16) {
+  ProblemSize size;
+  size.m = m;
+  size.shape.n = n;
+  size.shape.k = k;
+  size.shape.ab_dtype = dtype;
+  size.shape.scaling = detail::Scaling::None;
+  size.shape.output_f16 = dtype == DType::F16;
+  return size;
 }
 
 TEST(FewRows, TakesTheDecodeRowsOfTheSixteenBitKinds) {
@@ -43,21 +36,44 @@ TEST(FewRows, TakesTheDecodeRowsOfTheSixteenBitKinds) {
   EXPECT_TRUE(few_rows_config(problem(1, 1001, 8), kSms, {}).has_value());
 }
 
+// D's type and C as the heuristics see them: D of the inputs' 16-bit type or FP32, a C of D's type or FP32, or FP32
+// accumulated in place (the skeleton's additions to D), which the kernel reads as a C of its own.
+TEST(FewRows, TakesDsTypeAndCFromTheProblem) {
+  const auto plain = few_rows_config(problem(1, 2112, 7168), kSms, {});
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->d_dtype, DType::BF16);
+  EXPECT_FALSE(plain->has_c);
+  ProblemSize c_of_d_type = problem(4, 2112, 7168, DType::F16);
+  c_of_d_type.shape.has_c = c_of_d_type.shape.c_of_d_type = true;
+  const auto with_c = few_rows_config(c_of_d_type, kSms, {});
+  ASSERT_TRUE(with_c.has_value());
+  EXPECT_TRUE(with_c->f16_inputs);
+  EXPECT_EQ(with_c->d_dtype, DType::F16);
+  EXPECT_TRUE(with_c->has_c && with_c->c_of_d_type);
+  ProblemSize in_place = problem(1, 2112, 7168);
+  in_place.shape.output_f32 = in_place.shape.c_in_d = true;
+  const auto adds = few_rows_config(in_place, kSms, {});
+  ASSERT_TRUE(adds.has_value());
+  EXPECT_EQ(adds->d_dtype, DType::F32);
+  EXPECT_TRUE(adds->has_c);
+  EXPECT_FALSE(adds->c_of_d_type);
+}
+
 TEST(FewRows, LeavesEveryOtherProblemToTheTiles) {
-  std::vector<detail::GemmProblem> others;
+  std::vector<ProblemSize> others;
   others.push_back(problem(0, 2112, 7168));                          // nothing to compute
   others.push_back(problem(9, 2112, 7168));                          // more rows than an MMA's upper half
   others.push_back(problem(1, 2112, 7164));                          // K not a multiple of 8
   others.push_back(problem(1, 7168, 16384));                         // more bytes of B than kMaxBBytes
   others.push_back(problem(1, 2112, 7168, DType::E4M3));             // not 16-bit
   others.push_back(problem(1, 2112, 7168));
-  others.back().scaling = detail::Scaling::Block;
+  others.back().shape.scaling = detail::Scaling::Block;
   others.push_back(problem(1, 2112, 7168));
-  others.back().b_mn_major = true;                                   // B stored [K, N]
+  others.back().shape.b_mn_major = true;                                   // B stored [K, N]
   others.push_back(problem(1, 2112, 7168));
-  others.back().a_mn_major = true;                                   // A stored [K, M]
+  others.back().shape.a_mn_major = true;                                   // A stored [K, M]
   others.push_back(problem(1, 2112, 7168));
-  others.back().layout = detail::GemmLayout::Masked;
+  others.back().shape.layout = detail::GemmLayout::Masked;
   for (std::size_t i = 0; i < others.size(); ++i) EXPECT_FALSE(few_rows_config(others[i], kSms, {}).has_value()) << i;
 }
 
