@@ -18,7 +18,8 @@ from .support import is_supported
 
 _log = logging.getLogger("fgemm")
 
-# The operations whose kernels a warm-up compiles, by DeepGEMM's names (the earlier ones too).
+# The operations whose kernels a warm-up compiles, by DeepGEMM's names (FP8's earlier ones too), as the codes of the
+# C++ API's GemmOperation.
 _OPERATIONS = {
     "fp8_gemm_nt": 0,
     "gemm_fp8_fp8_bf16_nt": 0,
@@ -26,8 +27,23 @@ _OPERATIONS = {
     "m_grouped_gemm_fp8_fp8_bf16_nt_contiguous": 1,
     "m_grouped_fp8_gemm_nt_masked": 2,
     "m_grouped_gemm_fp8_fp8_bf16_nt_masked": 2,
+    "bf16_gemm_nt": 3,
+    "bf16_gemm_nn": 4,
+    "bf16_gemm_tn": 5,
+    "bf16_gemm_tt": 6,
+    "m_grouped_bf16_gemm_nt_contiguous": 7,
+    "m_grouped_bf16_gemm_nn_contiguous": 8,
+    "m_grouped_bf16_gemm_nt_masked": 9,
+    "fp16_gemm_nt": 10,
+    "fp16_gemm_nn": 11,
+    "fp16_gemm_tn": 12,
+    "fp16_gemm_tt": 13,
+    "m_grouped_fp16_gemm_nt_contiguous": 14,
+    "m_grouped_fp16_gemm_nn_contiguous": 15,
+    "m_grouped_fp16_gemm_nt_masked": 16,
 }
-_MASKED = 2
+_MASKED = {2, 9, 16}
+_FP16 = range(10, 17)
 
 
 class WarmedKernel(NamedTuple):
@@ -55,7 +71,7 @@ def _integer(value, argument: str) -> int:
 
 
 def _shape_tuple(shape, index: int, sfa_mn_major: bool) -> tuple:
-    """(operation, n, k, num_groups, d float32, with_c, sfa MN-major), as _C.warmup takes shapes."""
+    """(operation, n, k, num_groups, D's dtype name, with_c, sfa MN-major), as _C.warmup takes shapes."""
     where = f"shapes[{index}]"
     if isinstance(shape, dict):
         unknown = set(shape) - {"op", "n", "k", "num_groups", "out_dtype", "with_c"}
@@ -65,24 +81,27 @@ def _shape_tuple(shape, index: int, sfa_mn_major: bool) -> tuple:
             _fail(ValueError, where, "needs the keys 'op', 'n' and 'k'")
         op, n, k = shape["op"], shape["n"], shape["k"]
         groups = shape.get("num_groups", 1)
-        out_dtype = shape.get("out_dtype", torch.bfloat16)
+        out_dtype = shape.get("out_dtype")
         with_c = shape.get("with_c", False)
     elif isinstance(shape, (tuple, list)) and len(shape) in (3, 4):
         op, n, k = shape[:3]
         groups = shape[3] if len(shape) == 4 else 1
-        out_dtype, with_c = torch.bfloat16, False
+        out_dtype, with_c = None, False
     else:
         _fail(TypeError, where, "expected (op, n, k), (op, n, k, num_groups) or a dict with the keys op, n, k "
               f"and optionally num_groups, out_dtype, with_c; got {shape!r}")
-    if out_dtype not in (torch.bfloat16, torch.float32):
-        _fail(ValueError, f"{where}.out_dtype", f"expected torch.bfloat16 or torch.float32, got {out_dtype}")
+    code = _operation_code(op, f"{where}.op")
+    sixteen_bit_d = torch.float16 if code in _FP16 else torch.bfloat16
+    if out_dtype is None:
+        out_dtype = sixteen_bit_d
+    if out_dtype not in (sixteen_bit_d, torch.float32):
+        _fail(ValueError, f"{where}.out_dtype", f"expected {sixteen_bit_d} or torch.float32, got {out_dtype}")
     if not isinstance(with_c, bool):
         _fail(TypeError, f"{where}.with_c", f"expected a bool, got {type(with_c).__name__}")
-    code = _operation_code(op, f"{where}.op")
     groups = _integer(groups, f"{where}.num_groups")
-    if code != _MASKED and groups != 1:
+    if code not in _MASKED and groups != 1:
         _fail(ValueError, f"{where}.num_groups", "matters for the masked layout only: leave it 1")
-    return (code, _integer(n, f"{where}.n"), _integer(k, f"{where}.k"), groups, out_dtype == torch.float32,
+    return (code, _integer(n, f"{where}.n"), _integer(k, f"{where}.k"), groups, str(out_dtype).split(".")[-1],
             with_c, sfa_mn_major)
 
 
@@ -130,9 +149,14 @@ def warmup(shapes: Iterable, m_range: Tuple[int, int] = (1, 16384), *, device=No
     expected_m), and loads them on the device.
 
     shapes: each (op, n, k) or, for the masked layout, (op, n, k, num_groups); or a dict with the keys op, n, k
-    and optionally num_groups, out_dtype (torch.bfloat16, the default, or torch.float32) and with_c (fp8_gemm_nt
-    with C). op is a GEMM's name (fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked,
-    or DeepGEMM's earlier names) or the function itself.
+    and optionally num_groups, out_dtype (the 16-bit type, torch.bfloat16 or for the FP16 GEMMs torch.float16, by
+    default; or torch.float32) and with_c (a GEMM of the normal layout with C: fp8_gemm_nt's FP32 C; the 16-bit
+    GEMMs' C of D's type, which may be D itself where D is 16-bit). op is a GEMM's name or the function itself:
+    fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked (or DeepGEMM's earlier names),
+    bf16_gemm_nt/nn/tn/tt, m_grouped_bf16_gemm_nt_contiguous, m_grouped_bf16_gemm_nn_contiguous,
+    m_grouped_bf16_gemm_nt_masked, and the same of fp16. The contiguous GEMMs' kernels are those of m_indices (not
+    use_psum_layout's), and a 16-bit FP32 D accumulated in place is not covered. bf16_gemm_nt and fp16_gemm_nt of
+    up to eight rows run a kernel of their own (the few-row kernel), which the warm-up compiles for such M.
     device: the CUDA device to load the kernels on; None: the current one where it is a Hopper GPU, else none.
     load: False compiles into the disk cache only, with no device needed (a machine without a GPU prepares the
     cache of one with an H100: the kernels are chosen for 132 SMs, or set_num_sms's count).

@@ -8,6 +8,7 @@
 
 #include <tuple>
 
+#include "fgemm/error.hpp"
 #include "fgemm/warmup.hpp"
 
 namespace nb = nanobind;
@@ -16,8 +17,15 @@ using namespace nb::literals;
 namespace fgemm::python {
 namespace {
 
-// A shape as fgemm.warmup passes it: (operation 0-2, n, k, num_groups, d is float32, with_c, sfa MN-major).
-using ShapeTuple = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, bool, bool, bool>;
+// A shape as fgemm.warmup passes it: (operation, n, k, num_groups, D's dtype by torch's name, with_c, sfa MN-major).
+using ShapeTuple = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::string, bool, bool>;
+
+DType d_dtype_named(const std::string& name) {
+  if (name == "float32") return DType::F32;
+  if (name == "float16") return DType::F16;
+  if (name == "bfloat16") return DType::BF16;
+  throw Error(ErrorKind::InvalidValue, "fgemm.warmup: D's dtype '" + name + "' is none of bfloat16, float16, float32");
+}
 
 // The kernels as (name, compiled now, seconds). The compilers run with the GIL released; `on_kernel`, a Python
 // callable or None, is called with the GIL held, from one compiling thread at a time.
@@ -26,9 +34,9 @@ std::vector<std::tuple<std::string, bool, double>> warmup_py(const std::vector<S
                                                              std::optional<int> device, int threads,
                                                              nb::object on_kernel) {
   std::vector<WarmupShape> shapes;
-  for (const auto& [operation, n, k, groups, f32, with_c, mn_major] : shape_tuples)
-    shapes.push_back({static_cast<GemmOperation>(operation), n, k, groups, f32 ? DType::F32 : DType::BF16, with_c,
-                      mn_major});
+  for (const auto& [operation, n, k, groups, d_dtype, with_c, mn_major] : shape_tuples)
+    shapes.push_back(
+        {static_cast<GemmOperation>(operation), n, k, groups, d_dtype_named(d_dtype), with_c, mn_major});
   std::function<void(const WarmedKernel&, std::size_t, std::size_t)> report;
   if (!on_kernel.is_none())
     report = [&on_kernel](const WarmedKernel& kernel, std::size_t done, std::size_t total) {
@@ -51,7 +59,7 @@ void register_warmup_bindings(nb::module_& module) {
   module.def("warmup", &warmup_py, "shapes"_a, "m_min"_a, "m_max"_a, "device"_a.none(), "threads"_a,
              "on_kernel"_a.none(),
              "Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, "
-             "given as (operation 0-2, n, k, num_groups, d float32, with_c, sfa MN-major) tuples, with M in "
+             "given as (GemmOperation code, n, k, num_groups, D's dtype name, with_c, sfa MN-major) tuples, with M in "
              "[m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) "
              "tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.");
 }

@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "core/settings.hpp"
+#include "cuda/few_rows.hpp"
 #include "cuda/gemm_sm90.hpp"
 #include "cuda/hopper_device.hpp"
+#include "fgemm/few_rows_params.cuh"
 #include "jit/kernel_cache.hpp"
 
 namespace fgemm::cuda {
@@ -50,6 +52,28 @@ DeviceLimits limits_for(std::optional<int> device) {
   return limits;
 }
 
+// A kernel to compile: its cache key, and what the JIT compiles.
+struct KernelToWarm {
+  std::string name;
+  jit::KernelSpec spec;
+};
+
+// The kernels a problem takes for M in [m_min, m_max]: the few-row kernel's where it takes the problem's M of up to
+// eight rows (whose configuration does not depend on M), the skeleton's configurations for the other M.
+std::vector<KernelToWarm> kernels_of(ProblemSize problem, std::int64_t m_min, std::int64_t m_max,
+                                     const DeviceLimits& limits, const BlockShape& forced) {
+  std::vector<KernelToWarm> kernels;
+  problem.m = m_min;
+  if (const std::optional<FewRowsConfig> decode = few_rows_config(problem, limits.num_sms, forced)) {
+    kernels.push_back({decode->name(), few_rows_kernel_spec(*decode)});
+    m_min = std::int64_t(few_rows::kMaxRows) + 1;
+    if (m_min > m_max) return kernels;
+  }
+  for (const KernelConfig& config : configs_for_m_range(problem, m_min, m_max, limits, forced))
+    kernels.push_back({config.name(), gemm_kernel_spec(config)});
+  return kernels;
+}
+
 }  // namespace
 
 std::vector<WarmedKernel> warmup(
@@ -60,36 +84,33 @@ std::vector<WarmedKernel> warmup(
   const DeviceLimits limits = limits_for(device);
   const BlockShape forced = forced_config();
 
-  // Each shape's configurations, enumerated in parallel (a few hundred milliseconds each for 16384 values of M).
-  std::vector<std::vector<KernelConfig>> per_problem(problems.size());
+  // Each shape's kernels, enumerated in parallel (a few hundred milliseconds each for 16384 values of M).
+  std::vector<std::vector<KernelToWarm>> per_problem(problems.size());
   parallel_for(problems.size(), threads, [&](std::size_t i) {
-    per_problem[i] = configs_for_m_range(problems[i], m_min, m_max, limits, forced);
+    per_problem[i] = kernels_of(problems[i], m_min, m_max, limits, forced);
   });
-  std::vector<KernelConfig> configs;
-  std::vector<std::string> names;
-  for (const auto& list : per_problem)
-    for (const KernelConfig& config : list)
-      if (std::find(names.begin(), names.end(), config.name()) == names.end()) {
-        names.push_back(config.name());
-        configs.push_back(config);
-      }
+  std::vector<KernelToWarm> kernels;
+  for (auto& list : per_problem)
+    for (KernelToWarm& kernel : list)
+      if (std::none_of(kernels.begin(), kernels.end(), [&](const KernelToWarm& k) { return k.name == kernel.name; }))
+        kernels.push_back(std::move(kernel));
 
-  std::vector<WarmedKernel> warmed(configs.size());
+  std::vector<WarmedKernel> warmed(kernels.size());
   std::mutex report_mutex;
   std::size_t done = 0;
-  parallel_for(configs.size(), threads, [&](std::size_t i) {
+  parallel_for(kernels.size(), threads, [&](std::size_t i) {
     const auto start = std::chrono::steady_clock::now();
     WarmedKernel& kernel = warmed[i];
-    kernel.name = names[i];
+    const jit::KernelSpec& spec = kernels[i].spec;
+    kernel.name = kernels[i].name;
     if (!(device && jit::is_loaded(*device, kernel.name))) {
-      const jit::KernelSpec spec = gemm_kernel_spec(configs[i]);
       kernel.compiled = jit::compile_into_disk_cache(spec);
       if (device) jit::get_kernel(*device, kernel.name, [&spec] { return spec; });
     }
     kernel.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard<std::mutex> lock(report_mutex);
     ++done;
-    if (on_kernel) on_kernel(kernel, done, configs.size());
+    if (on_kernel) on_kernel(kernel, done, kernels.size());
   });
   return warmed;
 }

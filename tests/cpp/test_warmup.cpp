@@ -1,11 +1,14 @@
 // fgemm::warmup without a GPU: it compiles, into the disk cache, exactly the kernels the heuristics choose
-// over the M range; a second warm-up finds all of them there; bad shapes and ranges are refused by name.
+// over the M range (the 16-bit GEMMs' few-row kernel among them); a second warm-up finds all of them there; bad
+// shapes and ranges are refused by name.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
+#include "cuda/few_rows.hpp"
 #include "cuda/heuristics.hpp"
+#include "fgemm/few_rows_params.cuh"
 #include "fgemm/warmup.hpp"
 #include "jit/process.hpp"
 #include "test_jit_support.hpp"
@@ -52,6 +55,56 @@ TEST(Warmup, CompilesTheChosenKernelsOnceIntoTheDiskCache) {
   for (const WarmedKernel& kernel : second) EXPECT_FALSE(kernel.compiled) << kernel.name;
 }
 
+// The 16-bit GEMMs: bf16_gemm_nt of up to eight rows runs the few-row kernel (one configuration for them all) and the
+// skeleton's tiles for the rest of the range, each kernel the one the GEMM's call asks for; fp16_gemm_tn (A and B
+// MN-major) into FP32 with a C runs the tiles over the whole range. Any K: the 16-bit GEMMs' rows may be padded.
+TEST(Warmup, CompilesTheFewRowKernelAndTheTilesOfTheSixteenBitGemms) {
+  const jit::TemporaryDirectory cache;
+  const test::ScopedEnvironment cache_dir("FGEMM_CACHE_DIR", cache.path().c_str());
+  WarmupShape nt;
+  nt.operation = GemmOperation::Bf16GemmNt;
+  nt.n = 512;
+  nt.k = 256;
+  WarmupShape tn;
+  tn.operation = GemmOperation::Fp16GemmTn;
+  tn.n = 264;
+  tn.k = 100;
+  tn.d_dtype = DType::F32;
+  tn.with_c = true;
+  constexpr std::int64_t kMMax = 200;
+  const auto warmed = warmup({nt, tn}, 1, kMMax, std::nullopt, 2);
+
+  const cuda::DeviceLimits h100;
+  cuda::ProblemSize nt_problem;
+  nt_problem.m = 1;
+  nt_problem.shape.n = nt.n;
+  nt_problem.shape.k = nt.k;
+  nt_problem.shape.ab_dtype = DType::BF16;
+  nt_problem.shape.scaling = detail::Scaling::None;
+  const auto few_rows = cuda::few_rows_config(nt_problem, h100.num_sms, {});
+  ASSERT_TRUE(few_rows.has_value());
+  std::set<std::string> expected{few_rows->name()};
+  for (const auto& config : cuda::configs_for_m_range(nt_problem, few_rows::kMaxRows + 1, kMMax, h100))
+    expected.insert(config.name());
+  cuda::ProblemSize tn_problem = nt_problem;
+  tn_problem.shape.n = tn.n;
+  tn_problem.shape.k = tn.k;
+  tn_problem.shape.ab_dtype = DType::F16;
+  tn_problem.shape.a_mn_major = tn_problem.shape.b_mn_major = true;
+  tn_problem.shape.output_f32 = true;
+  tn_problem.shape.has_c = true;
+  for (const auto& config : cuda::configs_for_m_range(tn_problem, 1, kMMax, h100)) expected.insert(config.name());
+
+  std::set<std::string> compiled;
+  for (const WarmedKernel& kernel : warmed) {
+    EXPECT_TRUE(kernel.compiled) << kernel.name;
+    compiled.insert(kernel.name);
+  }
+  EXPECT_EQ(compiled, expected);
+  EXPECT_EQ(warmed.size(), expected.size());
+  EXPECT_EQ(few_rows->name().rfind("fgemm_sm90_few_rows_bfloat16", 0), 0u) << few_rows->name();
+}
+
 TEST(Warmup, RefusesShapesAndRangesNoGemmTakes) {
   WarmupShape shape;
   shape.n = 512;
@@ -72,7 +125,20 @@ TEST(Warmup, RefusesShapesAndRangesNoGemmTakes) {
   shape.operation = GemmOperation::MGroupedFp8GemmNtContiguous;
   shape.with_c = true;
   error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].with_c' is for fp8_gemm_nt only")) << error.what();
+  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].with_c' is for the GEMMs of the normal layout only"))
+      << error.what();
+  shape.operation = static_cast<GemmOperation>(17);
+  shape.with_c = false;
+  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
+  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].operation' is not a GemmOperation: got 17"))
+      << error.what();
+  shape.operation = GemmOperation::Fp16GemmNt;
+  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });  // D BF16, the default
+  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].d_dtype' must be float16 or float32")) << error.what();
+  shape.d_dtype = DType::F16;
+  shape.k = 0;
+  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
+  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].k' must be >= 1, got 0")) << error.what();
   error = test::thrown_error([&] { warmup({}, 1, 9, std::nullopt, -1); });
   EXPECT_TRUE(test::contains(error.what(), "argument 'threads'")) << error.what();
 }

@@ -1,5 +1,6 @@
-"""fgemm.warmup on a Hopper GPU: after it, GEMMs at any M of the range compile nothing; a first call inside a
-CUDA-graph capture compiles and loads its kernel and is captured like any other."""
+"""fgemm.warmup on a Hopper GPU: after it, GEMMs at any M of the range compile nothing (FP8's, and the 16-bit GEMMs'
+tiles and few-row kernel); a first call inside a CUDA-graph capture compiles and loads its kernel and is captured
+like any other."""
 
 import random
 
@@ -32,6 +33,32 @@ def test_after_a_warmup_no_gemm_of_the_range_compiles(tmp_path, monkeypatch):
     again = fgemm.warmup([("fp8_gemm_nt", n, k)], (1, 1000))
     assert sorted(kernel.name for kernel in again) == sorted(kernel.name for kernel in kernels)
     assert not any(kernel.compiled for kernel in again)  # loaded already
+
+
+def test_after_a_warmup_no_sixteen_bit_gemm_of_the_range_compiles(tmp_path, monkeypatch):
+    monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
+    n, k = 1544, 392  # a shape no other test uses, so that none of its kernels is loaded yet
+    shapes = [{"op": "bf16_gemm_nt", "n": n, "k": k, "with_c": True},
+              {"op": fgemm.fp16_gemm_nn, "n": n, "k": k, "out_dtype": torch.float32}]
+    kernels = fgemm.warmup(shapes, (1, 300))
+    assert kernels and all(kernel.compiled for kernel in kernels)
+    assert sum(kernel.name.startswith("fgemm_sm90_few_rows_") for kernel in kernels) == 1
+    cached = sorted(tmp_path.iterdir())
+    gen = torch.Generator("cuda").manual_seed(24)
+    for m in [1, 5, 8, 9, 64, 129, 300]:
+        # bf16_gemm_nt with C = D (the few-row kernel up to eight rows), fp16_gemm_nn into FP32 (the tiles).
+        a = torch.randn(m, k, device="cuda", generator=gen).bfloat16()
+        b = torch.randn(n, k, device="cuda", generator=gen).bfloat16()
+        d = torch.randn(m, n, device="cuda", generator=gen).bfloat16()
+        expected = a.double() @ b.double().T + d.double()
+        fgemm.bf16_gemm_nt(a, b, d, d)
+        assert fgemm.calc_diff(d, expected) < MAX_DIFF, m
+        a = torch.randn(m, k, device="cuda", generator=gen).half()
+        b = torch.randn(k, n, device="cuda", generator=gen).half()
+        d = torch.full((m, n), float("nan"), device="cuda")
+        fgemm.fp16_gemm_nn(a, b, d)
+        assert fgemm.calc_diff(d, a.double() @ b.double()) < MAX_DIFF, m
+    assert sorted(tmp_path.iterdir()) == cached  # no GEMM compiled anything after the warm-up
 
 
 def test_a_first_call_inside_a_capture_compiles_and_is_captured(tmp_path, monkeypatch):

@@ -44,6 +44,20 @@ def test_kernels_compile_into_the_cache_and_a_second_process_finds_them(tmp_path
     assert not any(kernel["compiled"] for kernel in again)
 
 
+def test_the_sixteen_bit_gemms_take_the_few_row_kernel_and_the_tiles(tmp_path, monkeypatch):
+    monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
+    shapes = [("bf16_gemm_nt", 512, 256), {"op": fgemm.fp16_gemm_tn, "n": 264, "k": 100, "out_dtype": torch.float32,
+                                            "with_c": True}, ("m_grouped_bf16_gemm_nt_masked", 256, 128, 2)]
+    names = [kernel.name for kernel in fgemm.warmup(shapes, (1, 200), load=False, threads=2)]
+    assert len(names) == len(set(names))
+    # bf16_gemm_nt of up to eight rows: the few-row kernel, one configuration; the others: the tiles.
+    assert [name for name in names if name.startswith("fgemm_sm90_few_rows_")] == [
+        "fgemm_sm90_few_rows_bfloat16_dbfloat16_w8u2s1"]
+    assert any("_bf16_normal_nt_n512_k256_bf16_" in name for name in names)
+    assert any("_fp16_normal_tn_n264_k100_f32_c_ring" in name for name in names)
+    assert any("_bf16_masked_nt_n256_k128_bf16_" in name for name in names)
+
+
 def test_progress_and_logging(tmp_path, monkeypatch, caplog, capsys):
     monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
     monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain progress line
@@ -67,6 +81,13 @@ def test_progress_and_logging(tmp_path, monkeypatch, caplog, capsys):
      "argument 'shapes[0]' has unknown keys ['dtype']"),
     (lambda: fgemm.warmup([{"op": "fp8_gemm_nt", "n": 8, "k": 16, "out_dtype": torch.float16}], load=False),
      ValueError, "argument 'shapes[0].out_dtype' expected torch.bfloat16 or torch.float32"),
+    (lambda: fgemm.warmup([{"op": "fp16_gemm_nt", "n": 8, "k": 16, "out_dtype": torch.bfloat16}], load=False),
+     ValueError, "argument 'shapes[0].out_dtype' expected torch.float16 or torch.float32"),
+    (lambda: fgemm.warmup([{"op": "bf16_gemm_nn", "n": 8, "k": 16, "with_c": 1}], load=False), TypeError,
+     "argument 'shapes[0].with_c' expected a bool"),
+    (lambda: fgemm.warmup([("m_grouped_bf16_gemm_nt_contiguous", 8, 16, 2)], load=False), ValueError,
+     "argument 'shapes[0].num_groups' matters for the masked layout only"),
+    (lambda: fgemm.warmup([("bf16_gemm_nt", 8, 0)], load=False), ValueError, "argument 'shapes[0].k' must be >= 1"),
     (lambda: fgemm.warmup([("fp8_gemm_nt", 512, 256)], (5, 4), load=False), ValueError, "argument 'm_max'"),
     (lambda: fgemm.warmup([("fp8_gemm_nt", 512, 256)], 16, load=False), TypeError, "argument 'm_range'"),
     (lambda: fgemm.warmup("fp8_gemm_nt", load=False), TypeError, "argument 'shapes' expected an iterable"),
