@@ -16,8 +16,7 @@
 
 namespace fgemm {
 
-// The GEMM functions whose kernels a warm-up compiles, by their names (the m-grouped contiguous ones with
-// m_indices, not the prefix sums of use_psum_layout).
+// The GEMM functions whose kernels a warm-up compiles, by their names.
 enum class GemmOperation : std::uint8_t {
   Fp8GemmNt,                     // fp8_gemm_nt
   MGroupedFp8GemmNtContiguous,   // m_grouped_fp8_gemm_nt_contiguous
@@ -51,6 +50,10 @@ struct WarmupShape {
   bool with_c = false;
   // sfa passed MN-major and TMA-aligned (the fast layout), or any other layout (the scale loader's kernels). FP8 only.
   bool sfa_mn_major = true;
+  // The m-grouped contiguous GEMMs: the experts' rows named by prefix sums (use_psum_layout) rather than m_indices,
+  // and with them D packed (d_row_starts given).
+  bool use_psum_layout = false;
+  bool packed_d = false;
 };
 
 struct WarmedKernel {

@@ -51,9 +51,9 @@ def per_block_cast_to_int8(w: object | None, w_int8: object | None, sf: object |
     Quantizes w [N, K] (or [G, N, K]), bfloat16, float16 or float32, into w_int8 (int8, the shape of w) and sf (float32 [ceil(N/128), ceil(K/128)], any strides): one scale per 128 x 128 block.
     """
 
-def warmup(shapes: Sequence[tuple[int, int, int, int, str, bool, bool]], m_min: int, m_max: int, device: int | None, threads: int, on_kernel: object | None) -> list[tuple[str, bool, float]]:
+def warmup(shapes: Sequence[tuple[int, int, int, int, str, bool, bool, bool, bool]], m_min: int, m_max: int, device: int | None, threads: int, on_kernel: object | None) -> list[tuple[str, bool, float]]:
     """
-    Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, given as (GemmOperation code, n, k, num_groups, D's dtype name, with_c, sfa MN-major) tuples, with M in [m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.
+    Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, given as (GemmOperation code, n, k, num_groups, D's dtype name, with_c, sfa MN-major, psum layout, packed D) tuples, with M in [m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.
     """
 
 def _set_log_handler(handler: object | None) -> None:

@@ -71,10 +71,11 @@ def _integer(value, argument: str) -> int:
 
 
 def _shape_tuple(shape, index: int, sfa_mn_major: bool) -> tuple:
-    """(operation, n, k, num_groups, D's dtype name, with_c, sfa MN-major), as _C.warmup takes shapes."""
+    """(operation, n, k, num_groups, D's dtype name, with_c, sfa MN-major, psum layout, packed D), as _C.warmup takes
+    shapes."""
     where = f"shapes[{index}]"
     if isinstance(shape, dict):
-        unknown = set(shape) - {"op", "n", "k", "num_groups", "out_dtype", "with_c"}
+        unknown = set(shape) - {"op", "n", "k", "num_groups", "out_dtype", "with_c", "use_psum_layout", "packed_d"}
         if unknown:
             _fail(ValueError, where, f"has unknown keys {sorted(unknown)}")
         if "op" not in shape or "n" not in shape or "k" not in shape:
@@ -82,27 +83,28 @@ def _shape_tuple(shape, index: int, sfa_mn_major: bool) -> tuple:
         op, n, k = shape["op"], shape["n"], shape["k"]
         groups = shape.get("num_groups", 1)
         out_dtype = shape.get("out_dtype")
-        with_c = shape.get("with_c", False)
+        flags = {key: shape.get(key, False) for key in ("with_c", "use_psum_layout", "packed_d")}
     elif isinstance(shape, (tuple, list)) and len(shape) in (3, 4):
         op, n, k = shape[:3]
         groups = shape[3] if len(shape) == 4 else 1
-        out_dtype, with_c = None, False
+        out_dtype, flags = None, {"with_c": False, "use_psum_layout": False, "packed_d": False}
     else:
         _fail(TypeError, where, "expected (op, n, k), (op, n, k, num_groups) or a dict with the keys op, n, k "
-              f"and optionally num_groups, out_dtype, with_c; got {shape!r}")
+              f"and optionally num_groups, out_dtype, with_c, use_psum_layout, packed_d; got {shape!r}")
     code = _operation_code(op, f"{where}.op")
     sixteen_bit_d = torch.float16 if code in _FP16 else torch.bfloat16
     if out_dtype is None:
         out_dtype = sixteen_bit_d
     if out_dtype not in (sixteen_bit_d, torch.float32):
         _fail(ValueError, f"{where}.out_dtype", f"expected {sixteen_bit_d} or torch.float32, got {out_dtype}")
-    if not isinstance(with_c, bool):
-        _fail(TypeError, f"{where}.with_c", f"expected a bool, got {type(with_c).__name__}")
+    for key, flag in flags.items():
+        if not isinstance(flag, bool):
+            _fail(TypeError, f"{where}.{key}", f"expected a bool, got {type(flag).__name__}")
     groups = _integer(groups, f"{where}.num_groups")
     if code not in _MASKED and groups != 1:
         _fail(ValueError, f"{where}.num_groups", "matters for the masked layout only: leave it 1")
     return (code, _integer(n, f"{where}.n"), _integer(k, f"{where}.k"), groups, str(out_dtype).split(".")[-1],
-            with_c, sfa_mn_major)
+            flags["with_c"], sfa_mn_major, flags["use_psum_layout"], flags["packed_d"])
 
 
 def _device_index(device) -> Optional[int]:
@@ -154,8 +156,9 @@ def warmup(shapes: Iterable, m_range: Tuple[int, int] = (1, 16384), *, device=No
     GEMMs' C of D's type, which may be D itself where D is 16-bit). op is a GEMM's name or the function itself:
     fp8_gemm_nt, m_grouped_fp8_gemm_nt_contiguous, m_grouped_fp8_gemm_nt_masked (or DeepGEMM's earlier names),
     bf16_gemm_nt/nn/tn/tt, m_grouped_bf16_gemm_nt_contiguous, m_grouped_bf16_gemm_nn_contiguous,
-    m_grouped_bf16_gemm_nt_masked, and the same of fp16. The contiguous GEMMs' kernels are those of m_indices (not
-    use_psum_layout's), and a 16-bit FP32 D accumulated in place is not covered. bf16_gemm_nt and fp16_gemm_nt of
+    m_grouped_bf16_gemm_nt_masked, and the same of fp16. The contiguous GEMMs' dicts may also say
+    use_psum_layout=True (the prefix sums' kernels rather than m_indices') and with it packed_d=True (a D packed by
+    d_row_starts). A 16-bit FP32 D accumulated in place is not covered. bf16_gemm_nt and fp16_gemm_nt of
     up to eight rows run a kernel of their own (the few-row kernel), which the warm-up compiles for such M.
     device: the CUDA device to load the kernels on; None: the current one where it is a Hopper GPU, else none.
     load: False compiles into the disk cache only, with no device needed (a machine without a GPU prepares the

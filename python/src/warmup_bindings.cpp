@@ -17,8 +17,9 @@ using namespace nb::literals;
 namespace fgemm::python {
 namespace {
 
-// A shape as fgemm.warmup passes it: (operation, n, k, num_groups, D's dtype by torch's name, with_c, sfa MN-major).
-using ShapeTuple = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::string, bool, bool>;
+// A shape as fgemm.warmup passes it: (operation, n, k, num_groups, D's dtype by torch's name, with_c, sfa MN-major,
+// psum layout, packed D).
+using ShapeTuple = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::string, bool, bool, bool, bool>;
 
 DType d_dtype_named(const std::string& name) {
   if (name == "float32") return DType::F32;
@@ -34,9 +35,9 @@ std::vector<std::tuple<std::string, bool, double>> warmup_py(const std::vector<S
                                                              std::optional<int> device, int threads,
                                                              nb::object on_kernel) {
   std::vector<WarmupShape> shapes;
-  for (const auto& [operation, n, k, groups, d_dtype, with_c, mn_major] : shape_tuples)
-    shapes.push_back(
-        {static_cast<GemmOperation>(operation), n, k, groups, d_dtype_named(d_dtype), with_c, mn_major});
+  for (const auto& [operation, n, k, groups, d_dtype, with_c, mn_major, psum, packed_d] : shape_tuples)
+    shapes.push_back({static_cast<GemmOperation>(operation), n, k, groups, d_dtype_named(d_dtype), with_c, mn_major,
+                      psum, packed_d});
   std::function<void(const WarmedKernel&, std::size_t, std::size_t)> report;
   if (!on_kernel.is_none())
     report = [&on_kernel](const WarmedKernel& kernel, std::size_t done, std::size_t total) {
@@ -59,9 +60,10 @@ void register_warmup_bindings(nb::module_& module) {
   module.def("warmup", &warmup_py, "shapes"_a, "m_min"_a, "m_max"_a, "device"_a.none(), "threads"_a,
              "on_kernel"_a.none(),
              "Compiles (and loads on `device`, unless None) every kernel the heuristics choose for the shapes, "
-             "given as (GemmOperation code, n, k, num_groups, D's dtype name, with_c, sfa MN-major) tuples, with M in "
-             "[m_min, m_max], on `threads` threads (0: one per core); returns (kernel name, compiled now, seconds) "
-             "tuples. on_kernel(name, compiled, seconds, done, total), if given, follows each kernel.");
+             "given as (GemmOperation code, n, k, num_groups, D's dtype name, with_c, sfa MN-major, psum layout, "
+             "packed D) tuples, with M in [m_min, m_max], on `threads` threads (0: one per core); returns (kernel "
+             "name, compiled now, seconds) tuples. on_kernel(name, compiled, seconds, done, total), if given, follows "
+             "each kernel.");
 }
 
 }  // namespace fgemm::python

@@ -69,6 +69,10 @@ cuda::ProblemSize problem_of(const WarmupShape& shape, std::size_t index) {
     invalid(name + ".num_groups", "must be >= 1 for the masked layout, got " + std::to_string(shape.num_groups));
   if (shape.with_c && operation.layout != detail::GemmLayout::Normal)
     invalid(name + ".with_c", "is for the GEMMs of the normal layout only: the grouped GEMMs take no C");
+  if (shape.use_psum_layout && operation.layout != detail::GemmLayout::Contiguous)
+    invalid(name + ".use_psum_layout", "is for the m-grouped contiguous GEMMs only");
+  if (shape.packed_d && !shape.use_psum_layout)
+    invalid(name + ".packed_d", "needs use_psum_layout: a packed D (d_row_starts) goes with the prefix sums");
   cuda::ProblemSize problem;
   problem.num_groups = masked ? shape.num_groups : 1;
   problem.shape.layout = operation.layout;
@@ -80,6 +84,8 @@ cuda::ProblemSize problem_of(const WarmupShape& shape, std::size_t index) {
   problem.shape.output_f32 = shape.d_dtype == DType::F32;
   problem.shape.output_f16 = shape.d_dtype == DType::F16;
   problem.shape.has_c = shape.with_c;
+  problem.shape.psum = shape.use_psum_layout;
+  problem.shape.packed_d = shape.packed_d;
   if (fp8) {
     problem.shape.sfa_by_tma = shape.sfa_mn_major;
   } else {

@@ -105,6 +105,28 @@ TEST(Warmup, CompilesTheFewRowKernelAndTheTilesOfTheSixteenBitGemms) {
   EXPECT_EQ(few_rows->name().rfind("fgemm_sm90_few_rows_bfloat16", 0), 0u) << few_rows->name();
 }
 
+// The m-grouped contiguous GEMMs with prefix sums, and with D packed: their own kernels, as the calls that pass
+// use_psum_layout (and d_row_starts) ask for them.
+TEST(Warmup, CompilesThePrefixSumsKernelsOfTheContiguousLayout) {
+  const jit::TemporaryDirectory cache;
+  const test::ScopedEnvironment cache_dir("FGEMM_CACHE_DIR", cache.path().c_str());
+  WarmupShape psum;
+  psum.operation = GemmOperation::MGroupedBf16GemmNtContiguous;
+  psum.n = 256;
+  psum.k = 128;
+  psum.use_psum_layout = true;
+  WarmupShape packed = psum;
+  packed.operation = GemmOperation::MGroupedFp8GemmNtContiguous;
+  packed.packed_d = true;
+  const auto warmed = warmup({psum, packed}, 1, 64, std::nullopt, 2);
+  bool bf16_psum = false, fp8_packed = false;
+  for (const WarmedKernel& kernel : warmed) {
+    bf16_psum |= test::contains(kernel.name, "fgemm_sm90_bf16_contiguous_psum_nt_n256_k128_");
+    fp8_packed |= test::contains(kernel.name, "fgemm_sm90_contiguous_psum_packed_d_n256_k128_");
+  }
+  EXPECT_TRUE(bf16_psum && fp8_packed);
+}
+
 TEST(Warmup, RefusesShapesAndRangesNoGemmTakes) {
   WarmupShape shape;
   shape.n = 512;
@@ -136,6 +158,16 @@ TEST(Warmup, RefusesShapesAndRangesNoGemmTakes) {
   error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });  // D BF16, the default
   EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].d_dtype' must be float16 or float32")) << error.what();
   shape.d_dtype = DType::F16;
+  shape.use_psum_layout = true;
+  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
+  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].use_psum_layout' is for the m-grouped contiguous"))
+      << error.what();
+  shape.operation = GemmOperation::MGroupedFp16GemmNtContiguous;
+  shape.use_psum_layout = false;
+  shape.packed_d = true;
+  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
+  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].packed_d' needs use_psum_layout")) << error.what();
+  shape.packed_d = false;
   shape.k = 0;
   error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
   EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].k' must be >= 1, got 0")) << error.what();

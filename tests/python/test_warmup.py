@@ -47,7 +47,9 @@ def test_kernels_compile_into_the_cache_and_a_second_process_finds_them(tmp_path
 def test_the_sixteen_bit_gemms_take_the_few_row_kernel_and_the_tiles(tmp_path, monkeypatch):
     monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
     shapes = [("bf16_gemm_nt", 512, 256), {"op": fgemm.fp16_gemm_tn, "n": 264, "k": 100, "out_dtype": torch.float32,
-                                            "with_c": True}, ("m_grouped_bf16_gemm_nt_masked", 256, 128, 2)]
+                                            "with_c": True}, ("m_grouped_bf16_gemm_nt_masked", 256, 128, 2),
+              {"op": "m_grouped_fp16_gemm_nn_contiguous", "n": 256, "k": 128, "use_psum_layout": True,
+               "packed_d": True}]
     names = [kernel.name for kernel in fgemm.warmup(shapes, (1, 200), load=False, threads=2)]
     assert len(names) == len(set(names))
     # bf16_gemm_nt of up to eight rows: the few-row kernel, one configuration; the others: the tiles.
@@ -56,6 +58,7 @@ def test_the_sixteen_bit_gemms_take_the_few_row_kernel_and_the_tiles(tmp_path, m
     assert any("_bf16_normal_nt_n512_k256_bf16_" in name for name in names)
     assert any("_fp16_normal_tn_n264_k100_f32_c_ring" in name for name in names)
     assert any("_bf16_masked_nt_n256_k128_bf16_" in name for name in names)
+    assert any("_fp16_contiguous_psum_packed_d_nn_n256_k128_fp16_" in name for name in names)
 
 
 def test_progress_and_logging(tmp_path, monkeypatch, caplog, capsys):
@@ -88,6 +91,10 @@ def test_progress_and_logging(tmp_path, monkeypatch, caplog, capsys):
     (lambda: fgemm.warmup([("m_grouped_bf16_gemm_nt_contiguous", 8, 16, 2)], load=False), ValueError,
      "argument 'shapes[0].num_groups' matters for the masked layout only"),
     (lambda: fgemm.warmup([("bf16_gemm_nt", 8, 0)], load=False), ValueError, "argument 'shapes[0].k' must be >= 1"),
+    (lambda: fgemm.warmup([{"op": "bf16_gemm_nt", "n": 8, "k": 16, "use_psum_layout": True}], load=False), ValueError,
+     "argument 'shapes[0].use_psum_layout' is for the m-grouped contiguous GEMMs only"),
+    (lambda: fgemm.warmup([{"op": "m_grouped_bf16_gemm_nt_contiguous", "n": 8, "k": 16, "packed_d": "yes"}],
+                          load=False), TypeError, "argument 'shapes[0].packed_d' expected a bool"),
     (lambda: fgemm.warmup([("fp8_gemm_nt", 512, 256)], (5, 4), load=False), ValueError, "argument 'm_max'"),
     (lambda: fgemm.warmup([("fp8_gemm_nt", 512, 256)], 16, load=False), TypeError, "argument 'm_range'"),
     (lambda: fgemm.warmup("fp8_gemm_nt", load=False), TypeError, "argument 'shapes' expected an iterable"),
