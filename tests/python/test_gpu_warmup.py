@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import fgemm
+from checks_16bit import check_contiguous
 from gpu_reference import MAX_DIFF, dequantize_blocks, dequantize_rows, random_operands, reference_gemm
 
 pytestmark = pytest.mark.gpu
@@ -59,6 +60,17 @@ def test_after_a_warmup_no_sixteen_bit_gemm_of_the_range_compiles(tmp_path, monk
         fgemm.fp16_gemm_nn(a, b, d)
         assert fgemm.calc_diff(d, a.double() @ b.double()) < MAX_DIFF, m
     assert sorted(tmp_path.iterdir()) == cached  # no GEMM compiled anything after the warm-up
+
+
+def test_after_a_warmup_the_prefix_sums_layout_compiles_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("FGEMM_CACHE_DIR", str(tmp_path))
+    n, k = 1304, 264  # a shape no other test uses
+    kernels = fgemm.warmup([{"op": "m_grouped_bf16_gemm_nt_contiguous", "n": n, "k": k, "use_psum_layout": True}],
+                           (1, 1024))
+    assert kernels and all("_contiguous_psum_" in kernel.name for kernel in kernels)
+    cached = sorted(tmp_path.iterdir())
+    check_contiguous("bf16", "nt", "same", True, [5, 0, 130, 300], 3, n, k, device="cuda")
+    assert sorted(tmp_path.iterdir()) == cached
 
 
 def test_a_first_call_inside_a_capture_compiles_and_is_captured(tmp_path, monkeypatch):
