@@ -98,9 +98,9 @@ KernelConfig with_alternate_k_blocks(const ProblemSize& problem, KernelConfig co
 // The 16-bit kinds' FP32 D, in one wave of tiles of the normal layout with at most kMostStagesToHalveFor stages:
 // staged one column half at a time (TileConfig::staged_in_halves) where the shared memory that frees holds one more
 // stage. On an H200, 576 x 4096 x 7168 TN into FP32 in place (192 x 96 tiles, one wave of 129) ran 54.5 -> 48.5 us
-// with a fifth stage (0.91x -> 1.02x cuBLAS); FP8's 1D1D tiles into FP32, given halves and a stage more on every row, gained nothing in one
-// wave and lost up to 6% in many (24576 x 4096 x 1536: 390 -> 413 us), where each tile pays the second pass
-// (docs/PERFORMANCE.md). Tiles of more stages were not measured.
+// with a fifth stage (0.91x -> 1.02x cuBLAS); FP8's 1D1D tiles into FP32, given halves and a stage more on every
+// row, gained nothing in one wave and lost up to 6% in many (24576 x 4096 x 1536: 390 -> 413 us), where each tile
+// pays the second pass (docs/PERFORMANCE.md). Tiles of more stages were not measured.
 constexpr int kMostStagesToHalveFor = 4;
 constexpr int kLeastHalvedChunkBytes = 64;
 

@@ -16,12 +16,23 @@
 namespace fgemm {
 namespace {
 
+// The message of the error that a warm-up of `shape` for M from 1 to 9 throws.
+std::string refusal_of(const WarmupShape& shape) {
+  return test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); }).what();
+}
+
+WarmupShape shape_of(GemmOperation operation, std::int64_t n, std::int64_t k) {
+  WarmupShape shape;
+  shape.operation = operation;
+  shape.n = n;
+  shape.k = k;
+  return shape;
+}
+
 TEST(Warmup, CompilesTheChosenKernelsOnceIntoTheDiskCache) {
   const jit::TemporaryDirectory cache;
   const test::ScopedEnvironment cache_dir("FGEMM_CACHE_DIR", cache.path().c_str());
-  WarmupShape shape;
-  shape.n = 512;
-  shape.k = 256;
+  const WarmupShape shape = shape_of(GemmOperation::Fp8GemmNt, 512, 256);
   constexpr std::int64_t kMMin = 1, kMMax = 300;
 
   std::size_t reported = 0;
@@ -61,14 +72,8 @@ TEST(Warmup, CompilesTheChosenKernelsOnceIntoTheDiskCache) {
 TEST(Warmup, CompilesTheFewRowKernelAndTheTilesOfTheSixteenBitGemms) {
   const jit::TemporaryDirectory cache;
   const test::ScopedEnvironment cache_dir("FGEMM_CACHE_DIR", cache.path().c_str());
-  WarmupShape nt;
-  nt.operation = GemmOperation::Bf16GemmNt;
-  nt.n = 512;
-  nt.k = 256;
-  WarmupShape tn;
-  tn.operation = GemmOperation::Fp16GemmTn;
-  tn.n = 264;
-  tn.k = 100;
+  const WarmupShape nt = shape_of(GemmOperation::Bf16GemmNt, 512, 256);
+  WarmupShape tn = shape_of(GemmOperation::Fp16GemmTn, 264, 100);
   tn.d_dtype = DType::F32;
   tn.with_c = true;
   constexpr std::int64_t kMMax = 200;
@@ -110,10 +115,7 @@ TEST(Warmup, CompilesTheFewRowKernelAndTheTilesOfTheSixteenBitGemms) {
 TEST(Warmup, CompilesThePrefixSumsKernelsOfTheContiguousLayout) {
   const jit::TemporaryDirectory cache;
   const test::ScopedEnvironment cache_dir("FGEMM_CACHE_DIR", cache.path().c_str());
-  WarmupShape psum;
-  psum.operation = GemmOperation::MGroupedBf16GemmNtContiguous;
-  psum.n = 256;
-  psum.k = 128;
+  WarmupShape psum = shape_of(GemmOperation::MGroupedBf16GemmNtContiguous, 256, 128);
   psum.use_psum_layout = true;
   WarmupShape packed = psum;
   packed.operation = GemmOperation::MGroupedFp8GemmNtContiguous;
@@ -128,9 +130,7 @@ TEST(Warmup, CompilesThePrefixSumsKernelsOfTheContiguousLayout) {
 }
 
 TEST(Warmup, RefusesShapesAndRangesNoGemmTakes) {
-  WarmupShape shape;
-  shape.n = 512;
-  shape.k = 250;
+  WarmupShape shape = shape_of(GemmOperation::Fp8GemmNt, 512, 250);
   Error error = test::thrown_error([&] { warmup({shape}, 1, 10, std::nullopt); });
   EXPECT_EQ(error.kind(), ErrorKind::InvalidValue);
   EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].k' must be a positive multiple of 16, got 250"))
@@ -142,35 +142,29 @@ TEST(Warmup, RefusesShapesAndRangesNoGemmTakes) {
   EXPECT_TRUE(test::contains(error.what(), "argument 'm_min'")) << error.what();
   shape.operation = GemmOperation::MGroupedFp8GemmNtMasked;
   shape.num_groups = 0;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].num_groups'")) << error.what();
+  EXPECT_PRED2(test::contains, refusal_of(shape), "argument 'shapes[0].num_groups'");
   shape.operation = GemmOperation::MGroupedFp8GemmNtContiguous;
   shape.with_c = true;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].with_c' is for the GEMMs of the normal layout only"))
-      << error.what();
+  EXPECT_PRED2(test::contains, refusal_of(shape),
+               "argument 'shapes[0].with_c' is for the GEMMs of the normal layout only");
   shape.operation = static_cast<GemmOperation>(17);
   shape.with_c = false;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].operation' is not a GemmOperation: got 17"))
-      << error.what();
+  EXPECT_PRED2(test::contains, refusal_of(shape),
+               "argument 'shapes[0].operation' is not a GemmOperation: got 17");
   shape.operation = GemmOperation::Fp16GemmNt;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });  // D BF16, the default
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].d_dtype' must be float16 or float32")) << error.what();
+  // D BF16, the default.
+  EXPECT_PRED2(test::contains, refusal_of(shape), "argument 'shapes[0].d_dtype' must be float16 or float32");
   shape.d_dtype = DType::F16;
   shape.use_psum_layout = true;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].use_psum_layout' is for the m-grouped contiguous"))
-      << error.what();
+  EXPECT_PRED2(test::contains, refusal_of(shape),
+               "argument 'shapes[0].use_psum_layout' is for the m-grouped contiguous");
   shape.operation = GemmOperation::MGroupedFp16GemmNtContiguous;
   shape.use_psum_layout = false;
   shape.packed_d = true;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].packed_d' needs use_psum_layout")) << error.what();
+  EXPECT_PRED2(test::contains, refusal_of(shape), "argument 'shapes[0].packed_d' needs use_psum_layout");
   shape.packed_d = false;
   shape.k = 0;
-  error = test::thrown_error([&] { warmup({shape}, 1, 9, std::nullopt); });
-  EXPECT_TRUE(test::contains(error.what(), "argument 'shapes[0].k' must be >= 1, got 0")) << error.what();
+  EXPECT_PRED2(test::contains, refusal_of(shape), "argument 'shapes[0].k' must be >= 1, got 0");
   error = test::thrown_error([&] { warmup({}, 1, 9, std::nullopt, -1); });
   EXPECT_TRUE(test::contains(error.what(), "argument 'threads'")) << error.what();
 }
