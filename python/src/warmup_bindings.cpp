@@ -21,10 +21,10 @@ namespace {
 // psum layout, packed D).
 using ShapeTuple = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::string, bool, bool, bool, bool>;
 
+// D's dtype by its name (fgemm's dtype_name, which is torch's).
 DType d_dtype_named(const std::string& name) {
-  if (name == "float32") return DType::F32;
-  if (name == "float16") return DType::F16;
-  if (name == "bfloat16") return DType::BF16;
+  for (DType dtype : {DType::BF16, DType::F16, DType::F32})
+    if (name == dtype_name(dtype)) return dtype;
   throw Error(ErrorKind::InvalidValue, "fgemm.warmup: D's dtype '" + name + "' is none of bfloat16, float16, float32");
 }
 

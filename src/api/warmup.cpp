@@ -62,8 +62,7 @@ cuda::ProblemSize problem_of(const WarmupShape& shape, std::size_t index) {
   if (shape.k < 1) invalid(name + ".k", "must be >= 1, got " + std::to_string(shape.k));
   const DType d_16bit = operation.ab_dtype == DType::F16 ? DType::F16 : DType::BF16;
   if (shape.d_dtype != d_16bit && shape.d_dtype != DType::F32)
-    invalid(name + ".d_dtype", std::string("must be ") + (d_16bit == DType::F16 ? "float16" : "bfloat16") +
-                                   " or float32 for this operation");
+    invalid(name + ".d_dtype", std::string("must be ") + dtype_name(d_16bit) + " or float32 for this operation");
   const bool masked = operation.layout == detail::GemmLayout::Masked;
   if (masked && shape.num_groups < 1)
     invalid(name + ".num_groups", "must be >= 1 for the masked layout, got " + std::to_string(shape.num_groups));

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "core/settings.hpp"
 #include "cuda/few_rows.hpp"
@@ -90,10 +91,10 @@ std::vector<WarmedKernel> warmup(
     per_problem[i] = kernels_of(problems[i], m_min, m_max, limits, forced);
   });
   std::vector<KernelToWarm> kernels;
+  std::unordered_set<std::string> names;
   for (auto& list : per_problem)
     for (KernelToWarm& kernel : list)
-      if (std::none_of(kernels.begin(), kernels.end(), [&](const KernelToWarm& k) { return k.name == kernel.name; }))
-        kernels.push_back(std::move(kernel));
+      if (names.insert(kernel.name).second) kernels.push_back(std::move(kernel));
 
   std::vector<WarmedKernel> warmed(kernels.size());
   std::mutex report_mutex;
